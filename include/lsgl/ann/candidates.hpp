@@ -1,0 +1,53 @@
+#pragma once
+// Candidate neighbours: each node's m nearest (approximate) neighbours among all n nodes, self
+// excluded, squared Euclidean distances. Each rank indexes its own block of rows; blocks of
+// queries travel around a ring of ranks and every rank keeps the best m per query, ties broken
+// by global index (so exact search gives the same lists on any number of ranks).
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lsgl/io/dataset.hpp"
+
+namespace lsgl {
+
+struct AnnParams {
+  std::string engine = "hnsw";  // "hnsw", "flann" (randomised kd-trees) or "exact"
+  int threads = 1;              // threads per rank for index build and search
+  // FLANN kd-tree
+  int flann_trees = 4;
+  int flann_checks = 256;
+  // hnswlib
+  int hnsw_m = 16;
+  int hnsw_ef_construction = 100;
+  int hnsw_ef = 40;  // raised to at least m at query time
+  std::uint64_t seed = 1;
+  // One line describing engine and settings, stored in output files.
+  std::string describe() const;
+};
+
+// m neighbours for each local row, sorted ascending by (dist, global index).
+struct Candidates {
+  std::int64_t begin = 0;          // global index of the first local row
+  int m = 0;                       // neighbours per row
+  std::vector<std::int64_t> idx;   // local_rows * m global indices
+  std::vector<double> dist;        // local_rows * m squared distances
+  std::int64_t local_rows() const { return m > 0 ? static_cast<std::int64_t>(idx.size()) / m : 0; }
+};
+
+// Squared Euclidean distance accumulated in double in a fixed order: the same value for (a, b)
+// and (b, a) on any rank. Every distance stored in Candidates comes from this function.
+double squared_distance(const float* a, const float* b, std::int64_t d);
+
+// Collective. m candidate neighbours for every local row of `data` (requires m < n).
+Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p);
+
+// Collective. Recall of `cand` estimated on `sample` nodes drawn with `seed` (the same on every
+// rank): mean over sampled nodes of |cand ∩ exact m-NN| / m, the exact lists by brute force.
+// Returns -1 when sample == 0 (not measured).
+double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& cand, int sample,
+                       std::uint64_t seed);
+
+}  // namespace lsgl

@@ -1,0 +1,35 @@
+#pragma once
+// Reading a data matrix (n rows = nodes, d columns = features), each rank its contiguous block
+// of rows (lsgl::Partition). Formats: HDF5 (float32/float64 2-D dataset), NumPy .npy (float32 or
+// float64, C order, 2-D), IDX / IDX.gz (the MNIST family; unsigned-byte pixels scaled to [0,1]).
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lsgl {
+
+// This rank's block of rows of an n x d matrix, row-major float32.
+struct LocalRows {
+  std::int64_t n = 0;      // global number of rows
+  std::int64_t d = 0;      // number of columns
+  std::int64_t begin = 0;  // global index of the first local row
+  std::vector<float> x;    // (end - begin) * d values
+  std::int64_t local_rows() const { return d > 0 ? static_cast<std::int64_t>(x.size()) / d : 0; }
+  const float* row(std::int64_t local) const { return x.data() + local * d; }
+};
+
+enum class DataFormat { hdf5, npy, idx };
+
+// Format from the file name: .h5/.hdf5/.he5 -> hdf5, .npy -> npy, anything containing
+// "idx" or "-ubyte" (optionally .gz) -> idx. Throws CollectiveError-compatible std::runtime_error
+// text for unknown names (call inside lsgl::collectively or on every rank).
+DataFormat guess_format(const std::string& path);
+
+// Collective. Reads this rank's rows. `dataset` is the HDF5 dataset path (ignored for other
+// formats). Every failure (missing file or dataset, wrong rank or type, d = 0, n = 0, NaN/Inf
+// values on any rank) throws CollectiveError on every rank with a one-line message.
+LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset);
+
+}  // namespace lsgl

@@ -1,0 +1,73 @@
+#pragma once
+// Thin RAII and helper layer over parallel HDF5 (MPI-IO driver). Every function taking a File
+// is collective over the communicator the file was opened with, unless it says otherwise.
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lsgl::h5 {
+
+// An open HDF5 file handle (closed on destruction).
+class File {
+ public:
+  File() = default;
+  File(hid_t id, MPI_Comm comm) : id_(id), comm_(comm) {}
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  File(File&& o) noexcept : id_(o.id_), comm_(o.comm_) { o.id_ = -1; }
+  File& operator=(File&& o) noexcept;
+  ~File();
+  hid_t id() const { return id_; }
+  MPI_Comm comm() const { return comm_; }
+  // Collective. Closes the file, throwing on failure (e.g. a full disk on flush).
+  void close();
+
+ private:
+  hid_t id_ = -1;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// Collective. Creates (truncating) / opens read-only with the MPI-IO driver. Throws
+// CollectiveError on every rank on failure.
+File create(MPI_Comm comm, const std::string& path);
+File open_read(MPI_Comm comm, const std::string& path);
+
+// Collective. Creates the groups of `path` that are missing ("/graph" etc.).
+void ensure_group(const File& f, const std::string& path);
+
+// Collective. Writes a 1-D dataset of global length `global_n`; this rank writes `local`
+// at offset `offset`. T in {double, float, int64_t, int32_t, uint8_t}.
+template <class T>
+void write_1d(const File& f, const std::string& name, const std::vector<T>& local,
+              std::int64_t offset, std::int64_t global_n);
+
+// Collective. Writes a 2-D row-major dataset of global shape (global_rows, cols); this rank
+// writes local.size()/cols rows at row `row_offset`.
+template <class T>
+void write_2d(const File& f, const std::string& name, const std::vector<T>& local,
+              std::int64_t row_offset, std::int64_t global_rows, std::int64_t cols);
+
+// Collective. Reads `count` entries of a 1-D dataset from `offset`.
+template <class T>
+std::vector<T> read_1d(const File& f, const std::string& name, std::int64_t offset,
+                       std::int64_t count);
+
+// Collective. Global length of a 1-D dataset (throws CollectiveError if missing / not 1-D).
+std::int64_t length_1d(const File& f, const std::string& name);
+
+// Collective (every rank passes the same value). Attributes on a group or dataset `obj`
+// ("/" for the file itself).
+void set_attr(const File& f, const std::string& obj, const std::string& name, double v);
+void set_attr(const File& f, const std::string& obj, const std::string& name, std::int64_t v);
+void set_attr(const File& f, const std::string& obj, const std::string& name,
+              const std::string& v);
+
+// Collective. Attribute readers; throw CollectiveError when the attribute is missing.
+double get_attr_double(const File& f, const std::string& obj, const std::string& name);
+std::int64_t get_attr_int(const File& f, const std::string& obj, const std::string& name);
+std::string get_attr_string(const File& f, const std::string& obj, const std::string& name);
+
+}  // namespace lsgl::h5

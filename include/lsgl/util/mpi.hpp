@@ -1,0 +1,51 @@
+#pragma once
+// Block partition of global indices over ranks and small MPI helpers.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace lsgl {
+
+// Contiguous block partition of [0, n) over `size` ranks: the first n % size ranks get one more.
+struct Partition {
+  std::int64_t n = 0;
+  int size = 1;
+
+  Partition() = default;
+  Partition(std::int64_t n_, int size_) : n(n_), size(size_) {}
+  std::int64_t begin(int rank) const {
+    const std::int64_t q = n / size, rem = n % size;
+    return rank * q + (rank < rem ? rank : rem);
+  }
+  std::int64_t end(int rank) const { return begin(rank + 1); }
+  std::int64_t count(int rank) const { return end(rank) - begin(rank); }
+  // Rank owning global index g (0 <= g < n). O(1).
+  int owner(std::int64_t g) const {
+    const std::int64_t q = n / size, rem = n % size;
+    const std::int64_t big = rem * (q + 1);
+    if (g < big) return static_cast<int>(g / (q + 1));
+    return static_cast<int>(rem + (g - big) / q);
+  }
+};
+
+int comm_rank(MPI_Comm comm);
+int comm_size(MPI_Comm comm);
+
+// Collective. Exclusive prefix sum of a 64-bit count (0 on rank 0).
+std::int64_t exscan_sum(MPI_Comm comm, std::int64_t local);
+// Collective. Global sum / max of a 64-bit count.
+std::int64_t allreduce_sum(MPI_Comm comm, std::int64_t local);
+std::int64_t allreduce_max(MPI_Comm comm, std::int64_t local);
+
+// Collective. Personalised all-to-all of variable-length blocks of trivially copyable T:
+// send[p] goes to rank p; returns what every rank sent to this one, concatenated by source rank.
+template <class T>
+std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send);
+
+// Peak resident memory of this process in bytes (getrusage).
+std::int64_t peak_rss_bytes();
+
+}  // namespace lsgl
+
+#include "lsgl/util/mpi_impl.hpp"
