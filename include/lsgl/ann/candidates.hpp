@@ -46,8 +46,9 @@ Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
 
 // Collective. Recall of `cand` estimated on `sample` nodes drawn with `seed` (the same on every
 // rank): mean over sampled nodes of |cand ∩ exact m-NN| / m, the exact lists by brute force.
-// Returns -1 when sample == 0 (not measured).
+// Returns -1 when sample == 0 (not measured). A candidate tying the exact m-th distance counts
+// as a hit. `threads`: OpenBLAS and OpenMP threads for the brute force.
 double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& cand, int sample,
-                       std::uint64_t seed);
+                       std::uint64_t seed, int threads = 1);
 
 }  // namespace lsgl

@@ -2,6 +2,7 @@
 // Reading a data matrix (n rows = nodes, d columns = features), each rank its contiguous block
 // of rows (lsgl::Partition). Formats: HDF5 (float32/float64 2-D dataset), NumPy .npy (float32 or
 // float64, C order, 2-D), IDX / IDX.gz (the MNIST family; unsigned-byte pixels scaled to [0,1]).
+// .npy and IDX files are read through zlib, so gzip-compressed copies (.gz) work too.
 #include <mpi.h>
 
 #include <cstdint>
@@ -29,7 +30,20 @@ DataFormat guess_format(const std::string& path);
 
 // Collective. Reads this rank's rows. `dataset` is the HDF5 dataset path (ignored for other
 // formats). Every failure (missing file or dataset, wrong rank or type, d = 0, n = 0, NaN/Inf
-// values on any rank) throws CollectiveError on every rank with a one-line message.
+// values on any rank) throws CollectiveError on every rank with a one-line message. An IDX
+// file of shape n x d1 x d2 x ... gives d = d1 * d2 * ... (images are flattened row-major).
 LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset);
+
+// Labels: a 1-D integer array. IDX (unsigned byte), .npy ('<i8', '<i4' or '|u1') or an HDF5
+// 1-D integer dataset `dataset` (ignored for the other formats).
+
+// Collective. Number of labels in the file (throws CollectiveError on every rank on failure).
+std::int64_t labels_length(MPI_Comm comm, const std::string& path, const std::string& dataset);
+
+// Collective. Labels of global rows [begin, begin + count); each rank passes its own range.
+// Throws CollectiveError on every rank on failure, including a range past the end of the file.
+std::vector<std::int64_t> read_labels(MPI_Comm comm, const std::string& path,
+                                      const std::string& dataset, std::int64_t begin,
+                                      std::int64_t count);
 
 }  // namespace lsgl

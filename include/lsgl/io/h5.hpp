@@ -55,13 +55,32 @@ template <class T>
 std::vector<T> read_1d(const File& f, const std::string& name, std::int64_t offset,
                        std::int64_t count);
 
+// Collective. Reads rows [row_offset, row_offset + rows) of a 2-D dataset, row-major.
+template <class T>
+std::vector<T> read_2d(const File& f, const std::string& name, std::int64_t row_offset,
+                       std::int64_t rows);
+
 // Collective. Global length of a 1-D dataset (throws CollectiveError if missing / not 1-D).
 std::int64_t length_1d(const File& f, const std::string& name);
+
+// Element type and shape of a dataset.
+struct DatasetInfo {
+  H5T_class_t type_class = H5T_NO_CLASS;
+  std::size_t type_size = 0;  // bytes per element
+  bool is_signed = false;     // integers only
+  std::vector<std::int64_t> dims;
+  // For messages: "2-D float64", "1-D int32", "0-D string", ...
+  std::string describe() const;
+};
+
+// Collective. Type and shape of dataset `name` (throws CollectiveError when it is missing).
+DatasetInfo dataset_info(const File& f, const std::string& name);
 
 // Collective (every rank passes the same value). Attributes on a group or dataset `obj`
 // ("/" for the file itself).
 void set_attr(const File& f, const std::string& obj, const std::string& name, double v);
 void set_attr(const File& f, const std::string& obj, const std::string& name, std::int64_t v);
+void set_attr(const File& f, const std::string& obj, const std::string& name, std::uint64_t v);
 void set_attr(const File& f, const std::string& obj, const std::string& name,
               const std::string& v);
 

@@ -1,0 +1,114 @@
+#pragma once
+// The distributed set of allowed edges, built once and used by every model: which rank owns
+// which edge, which nodes are ghosts, and how S (edges -> node sums) and S^T (nodes -> edges)
+// are applied across ranks.
+//
+// Nodes are partitioned in contiguous blocks (lsgl::Partition). An allowed pair {i, j} (i < j)
+// is owned by the rank of i when i + j is even and by the rank of j otherwise, which balances
+// edges across ranks; the owned endpoint is the edge's "anchor", the other its "other" end
+// (a local node or a ghost). Local edges are stored grouped by anchor (CSR), others sorted.
+#include <mpi.h>
+#include <petscvec.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lsgl/ann/candidates.hpp"
+#include "lsgl/util/mpi.hpp"
+
+namespace lsgl {
+
+// One allowed pair with its squared distance, as given to EdgeSet::build.
+struct EdgeEntry {
+  std::int64_t i;
+  std::int64_t j;
+  double z;
+};
+
+// A node vector with `bs` values per node over local nodes plus this rank's ghosts (a PETSc
+// ghosted vector). values() addresses local nodes first, then ghosts, bs values each.
+class GhostedNodeVector {
+ public:
+  GhostedNodeVector(MPI_Comm comm, std::int64_t local_nodes,
+                    const std::vector<std::int64_t>& ghosts, int bs);
+  ~GhostedNodeVector();
+  GhostedNodeVector(const GhostedNodeVector&) = delete;
+  GhostedNodeVector& operator=(const GhostedNodeVector&) = delete;
+  double* values() { return local_form_; }
+  const double* values() const { return local_form_; }
+  int bs() const { return bs_; }
+  // Collective. Ghost slots receive their owners' values.
+  void forward();
+  // Collective. Owners receive the sum of the ghost slots added to their value; ghost slots
+  // are then zeroed.
+  void reverse_add();
+
+ private:
+  void get_array();
+  void restore_array();
+  Vec vec_ = nullptr;
+  Vec local_ = nullptr;
+  double* local_form_ = nullptr;
+  std::int64_t slots_ = 0;
+  int bs_ = 1;
+};
+
+class EdgeSet {
+ public:
+  // Collective. The union of every node's candidate list, each pair once (built from the
+  // lists, not from distances: duplicate points at distance 0 stay).
+  static EdgeSet from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand);
+  // Collective. From pairs given on any rank (i != j; duplicates and (j, i) repeats merged).
+  static EdgeSet from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs);
+
+  MPI_Comm comm() const { return comm_; }
+  const Partition& partition() const { return part_; }
+  std::int64_t n() const { return part_.n; }
+  std::int64_t local_nodes() const { return local_nodes_; }
+  std::int64_t first_node() const { return first_; }
+  std::int64_t local_edges() const { return static_cast<std::int64_t>(other_.size()); }
+  std::int64_t global_edges() const { return global_edges_; }
+  const std::vector<std::int64_t>& ghosts() const { return ghosts_; }
+
+  // Edges of local anchor node a are [anchor_ptr[a], anchor_ptr[a+1]).
+  const std::vector<std::int64_t>& anchor_ptr() const { return anchor_ptr_; }
+  // Local-form index of each edge's other end: < local_nodes() for a local node, else
+  // local_nodes() + position in ghosts().
+  const std::vector<std::int32_t>& other() const { return other_; }
+  const std::vector<double>& z() const { return z_; }
+  // Global id of a local-form node index.
+  std::int64_t global_id(std::int64_t local_form_index) const {
+    return local_form_index < local_nodes_ ? first_ + local_form_index
+                                           : ghosts_[local_form_index - local_nodes_];
+  }
+
+  // A ghosted node vector matching this edge set.
+  std::unique_ptr<GhostedNodeVector> make_node_vector(int bs) const;
+
+  // Collective. out = S w: out[i] = sum of w over the edges at node i (local nodes, bs = 1).
+  void apply_S(const std::vector<double>& w, GhostedNodeVector& out) const;
+  // Collective. out = S^T v: out[e] = v_i + v_j (v: local values, bs = 1; ghosts refreshed).
+  void apply_St(GhostedNodeVector& v, std::vector<double>& out) const;
+  // Collective. Spectral norm ||S|| by power iteration on S S^T (from the all-ones vector),
+  // never above the bound sqrt(2 * largest number of edges at one node).
+  double norm_S(int iterations = 30) const;
+
+  // Bytes this rank sends in one forward() plus one reverse_add() of a bs-valued node vector.
+  std::int64_t bytes_sent_per_exchange(int bs) const;
+
+ private:
+  EdgeSet() = default;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  Partition part_;
+  std::int64_t first_ = 0;
+  std::int64_t local_nodes_ = 0;
+  std::int64_t global_edges_ = 0;
+  std::vector<std::int64_t> anchor_ptr_;
+  std::vector<std::int32_t> other_;
+  std::vector<double> z_;
+  std::vector<std::int64_t> ghosts_;
+  std::int64_t served_ghost_slots_ = 0;  // how many of our nodes are ghosts elsewhere (with mult.)
+};
+
+}  // namespace lsgl

@@ -1,0 +1,55 @@
+#pragma once
+// The output contract: the full symmetric W in CSR in HDF5 (/graph/indptr int64 n+1,
+// /graph/indices int64, /graph/data float64, /graph/degree float64 n), attributes of /graph
+// describing the model and the run, file attributes describing the program and command line.
+// Rows are distributed in the node blocks of lsgl::Partition.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "lsgl/graph/edgeset.hpp"
+
+namespace lsgl {
+
+// This rank's rows of a symmetric sparse matrix, column indices sorted per row.
+struct LocalCsr {
+  std::int64_t n = 0;      // global number of rows (= columns)
+  std::int64_t begin = 0;  // global index of the first local row
+  std::vector<std::int64_t> indptr{0};  // local_rows + 1, starting at 0
+  std::vector<std::int64_t> indices;    // global column indices
+  std::vector<double> data;
+  std::int64_t local_rows() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
+};
+
+using AttrValue = std::variant<double, std::int64_t, std::string>;
+using Attributes = std::vector<std::pair<std::string, AttrValue>>;
+
+// Collective. The rows of W owned by this rank from one weight per local edge of `edges`:
+// weights <= threshold are dropped, the rest multiplied by `scale`; both (i, j) and (j, i).
+LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
+                       double scale);
+
+// Row sums of the local rows. Local.
+std::vector<double> row_sums(const LocalCsr& m);
+
+// Collective. Writes the graph to `path` through a temporary file renamed on success; nothing is
+// left at `path` or at the temporary name on failure. `graph_attrs` go on /graph, `file_attrs`
+// on the root group.
+void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
+                 const Attributes& graph_attrs, const Attributes& file_attrs);
+
+// Collective. Reads the rows of this rank's block (lsgl::Partition over the file's n).
+LocalCsr read_graph(MPI_Comm comm, const std::string& path);
+
+// Collective. Fails with a clear CollectiveError early if `path` cannot be created (missing or
+// read-only directory), without leaving a file behind.
+void check_writable(MPI_Comm comm, const std::string& path);
+
+// The temporary name used while writing `path`.
+std::string temporary_name(const std::string& path);
+
+}  // namespace lsgl

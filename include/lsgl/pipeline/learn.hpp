@@ -1,0 +1,55 @@
+#pragma once
+// `lsgl learn`: read -> candidates -> theta -> learn -> write, each a named, timed phase with its
+// own PETSc log stage. Progress and the summary are printed by rank 0.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "lsgl/ann/candidates.hpp"
+#include "lsgl/learn/log_model.hpp"
+
+namespace lsgl {
+
+struct LearnOptions {
+  std::string input;
+  std::string dataset = "/X";
+  std::string output;
+  int k = 10;            // desired average number of neighbours
+  double r = 3.0;        // candidates per node = round(r * k)
+  double theta = 0.0;    // > 0: use this theta instead of eq. 18
+  double alpha = 0.0;    // alpha and beta > 0: use them (theta = 1/sqrt(alpha beta))
+  double beta = 0.0;
+  AnnParams ann;
+  int recall_sample = 300;
+  std::uint64_t seed = 1;
+  SolverParams solver;
+  double prune = 1e-4;     // weights <= prune (alpha = beta = 1 scale) are not written
+  int progress_every = 50;
+  bool quiet = false;
+  // Provenance stored in the output file.
+  std::string command_line;
+  std::string configuration;
+};
+
+// What the run measured, for the summary and for callers (tests, benchmarks).
+struct LearnSummary {
+  std::int64_t n = 0, d = 0;
+  std::int64_t candidates_per_node = 0;
+  std::int64_t allowed_edges = 0;
+  std::int64_t edges = 0;  // undirected edges written
+  double avg_degree = 0.0;  // nnz / n
+  double recall = -1.0;
+  double theta = 0.0, alpha = 0.0, beta = 0.0, delta = 1.0;
+  std::int64_t saturated_nodes = 0;  // nodes with every allowed edge non-zero
+  std::int64_t isolated_nodes = 0;
+  SolverReport solver;
+  double t_read = 0, t_candidates = 0, t_theta = 0, t_learn = 0, t_write = 0, t_total = 0;
+  std::int64_t peak_rss_max = 0;  // largest peak RSS over ranks, bytes
+  std::int64_t peak_rss_sum = 0;  // sum of peak RSS over ranks, bytes
+};
+
+// Collective. Runs the whole pipeline; throws CollectiveError on bad input.
+LearnSummary run_learn(MPI_Comm comm, const LearnOptions& opt);
+
+}  // namespace lsgl

@@ -1,0 +1,49 @@
+#include "lsgl/cli/commands.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands_impl.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+#include "options.hpp"
+
+namespace lsgl::cli {
+
+namespace {
+
+const char* kUsage =
+    "lsgl " LSGL_VERSION " - large-scale graph learning from smooth signals\n"
+    "\n"
+    "usage: [mpirun -n P] lsgl <command> [options] [PETSc options]\n"
+    "\n"
+    "commands:\n"
+    "  learn      learn a sparse weighted graph from a data matrix (log model, A-NN support)\n"
+    "  generate   write a synthetic data set to HDF5 (Gaussian blobs, manifold grid)\n"
+    "  theta      print the theta that gives an average degree k, and its interval\n"
+    "\n"
+    "'lsgl <command> --help' explains each command's options.\n";
+
+}  // namespace
+
+int dispatch(MPI_Comm comm, int argc, char** argv) {
+  const std::string command = argc > 1 ? argv[1] : "";
+  if (command.empty() || command == "--help" || command == "help") {
+    if (comm_rank(comm) == 0) std::fputs(kUsage, stdout);
+    return command.empty() ? 1 : 0;
+  }
+  if (command == "--version") {
+    if (comm_rank(comm) == 0) std::printf("lsgl %s (%s)\n", LSGL_VERSION, LSGL_GIT_COMMIT);
+    return 0;
+  }
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  const std::string command_line = join_command_line(argc, argv);
+  if (command == "learn") return learn_command(comm, args, command_line);
+  if (command == "generate") return generate_command(comm, args);
+  if (command == "theta") return theta_command(comm, args);
+  collective_check(comm, false, "unknown command '" + command + "' (try 'lsgl --help')");
+  return 1;
+}
+
+}  // namespace lsgl::cli

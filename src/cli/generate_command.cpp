@@ -1,0 +1,65 @@
+// `lsgl generate`: options -> synthetic data set.
+#include <cstdio>
+
+#include "commands_impl.hpp"
+#include "lsgl/io/generate.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+#include "options.hpp"
+
+namespace lsgl::cli {
+
+int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
+  std::string kind, output;
+  BlobsParams b;
+  ManifoldParams m;
+  po::options_description d("lsgl generate options");
+  d.add_options()
+      ("kind", po::value(&kind)->default_value("blobs"), "blobs or manifold")
+      ("output", po::value(&output), "output HDF5 file (/X, plus /labels or /grid)")
+      ("n", po::value(&b.n)->default_value(b.n), "blobs: number of points")
+      ("d", po::value(&b.d)->default_value(b.d), "blobs: number of features")
+      ("clusters", po::value(&b.clusters)->default_value(b.clusters), "blobs: number of clusters")
+      ("latent-dim", po::value(&b.latent_dim)->default_value(b.latent_dim),
+       "blobs: clusters live in a latent space of this dimension, mapped linearly to d "
+       "features (0: latent = d)")
+      ("cluster-std", po::value(&b.cluster_std)->default_value(b.cluster_std),
+       "blobs: standard deviation within a cluster (latent space)")
+      ("center-spread", po::value(&b.center_spread)->default_value(b.center_spread),
+       "blobs: centres uniform in [-spread, spread] per latent dimension")
+      ("noise", po::value(&b.noise)->default_value(b.noise),
+       "blobs: standard deviation of the noise added to each feature")
+      ("a", po::value(&m.a)->default_value(m.a), "manifold: grid rows")
+      ("b", po::value(&m.b)->default_value(m.b), "manifold: grid columns")
+      ("signals", po::value(&m.signals)->default_value(m.signals),
+       "manifold: number of smooth signals observed on the grid (features)")
+      ("smoothness", po::value(&m.smoothness)->default_value(m.smoothness),
+       "manifold: width of the Gaussian smoothing kernel, in grid steps")
+      ("seed", po::value(&b.seed)->default_value(1), "random seed");
+  add_common_options(d);
+  const Parsed p = parse(comm, args, d);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl generate --kind blobs|manifold --output FILE.h5 "
+               "[options]\n",
+               d);
+    return 0;
+  }
+  collective_check(comm, !output.empty(), "--output is required");
+  m.seed = b.seed;
+  if (kind == "blobs") {
+    collective_check(comm, b.n >= 1 && b.d >= 1 && b.clusters >= 1 && b.latent_dim >= 0,
+                     "--n, --d and --clusters must be at least 1");
+    generate_blobs(comm, b, output);
+  } else if (kind == "manifold") {
+    collective_check(comm, m.a >= 1 && m.b >= 1 && m.signals >= 1,
+                     "--a, --b and --signals must be at least 1");
+    generate_manifold(comm, m, output);
+  } else {
+    collective_check(comm, false, "unknown --kind '" + kind + "' (blobs or manifold)");
+  }
+  if (comm_rank(comm) == 0) std::printf("wrote %s\n", output.c_str());
+  return 0;
+}
+
+}  // namespace lsgl::cli

@@ -1,0 +1,134 @@
+// `lsgl learn` and `lsgl theta`: options -> pipeline.
+#include <cstdio>
+
+#include "commands_impl.hpp"
+#include "lsgl/graph/edgeset.hpp"
+#include "lsgl/io/dataset.hpp"
+#include "lsgl/learn/theta.hpp"
+#include "lsgl/pipeline/learn.hpp"
+#include "lsgl/util/error.hpp"
+#include "options.hpp"
+
+namespace lsgl::cli {
+
+namespace {
+
+void add_data_options(po::options_description& d, LearnOptions& o) {
+  d.add_options()
+      ("input", po::value(&o.input),
+       "data matrix, one row per node: HDF5 (.h5, with --dataset), NumPy (.npy, float32/64, "
+       "C order) or IDX/IDX.gz (MNIST family, pixels scaled to [0,1])")
+      ("dataset", po::value(&o.dataset)->default_value("/X"), "HDF5 dataset holding the matrix")
+      ("k", po::value(&o.k)->default_value(10), "desired average number of neighbours per node")
+      ("r", po::value(&o.r)->default_value(3.0),
+       "candidate factor: each node may connect to its round(r*k) approximate nearest "
+       "neighbours (larger: closer to the exact model, slower)");
+}
+
+void add_ann_options(po::options_description& d, LearnOptions& o) {
+  d.add_options()
+      ("ann", po::value(&o.ann.engine)->default_value("hnsw"),
+       "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
+       "good for low-dimensional data) or exact (brute force, small inputs)")
+      ("threads", po::value(&o.ann.threads)->default_value(1),
+       "threads per rank for the neighbour search (e.g. SLURM's --cpus-per-task)")
+      ("hnsw-m", po::value(&o.ann.hnsw_m)->default_value(16), "hnsw: links per node (M)")
+      ("hnsw-ef-construction", po::value(&o.ann.hnsw_ef_construction)->default_value(100),
+       "hnsw: candidate list size while building")
+      ("hnsw-ef", po::value(&o.ann.hnsw_ef)->default_value(40),
+       "hnsw: candidate list size while searching (raised to at least r*k+1)")
+      ("flann-trees", po::value(&o.ann.flann_trees)->default_value(4), "flann: number of kd-trees")
+      ("flann-checks", po::value(&o.ann.flann_checks)->default_value(256),
+       "flann: leaves checked per query (more: better recall, slower)")
+      ("recall-sample", po::value(&o.recall_sample)->default_value(300),
+       "nodes checked by brute force to estimate the candidate recall (0: skip)")
+      ("seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
+}
+
+LearnOptions finish(const LearnOptions& o) {
+  LearnOptions r = o;
+  r.ann.seed = o.seed;
+  return r;
+}
+
+}  // namespace
+
+int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
+                  const std::string& command_line) {
+  LearnOptions o;
+  po::options_description d("lsgl learn options");
+  add_data_options(d, o);
+  d.add_options()
+      ("output", po::value(&o.output), "output graph file (HDF5, written atomically)")
+      ("theta", po::value(&o.theta)->default_value(0.0),
+       "use this theta instead of choosing it from --k (seed eq. 18)")
+      ("alpha", po::value(&o.alpha)->default_value(0.0),
+       "with --beta: the model's alpha and beta directly (weights scaled by sqrt(alpha/beta))")
+      ("beta", po::value(&o.beta)->default_value(0.0), "see --alpha");
+  add_ann_options(d, o);
+  d.add_options()
+      ("tol", po::value(&o.solver.tol)->default_value(1e-5),
+       "stop when the relative change of primal and dual variables is below this")
+      ("max-iter", po::value(&o.solver.max_iterations)->default_value(1000),
+       "at most this many primal-dual iterations")
+      ("step", po::value(&o.solver.step)->default_value(0.5),
+       "step size factor in (0,1): gamma = step / (2 + ||S||)")
+      ("prune", po::value(&o.prune)->default_value(1e-4),
+       "weights at or below this (before scaling) are not written")
+      ("progress-every", po::value(&o.progress_every)->default_value(50),
+       "print the iteration's progress every this many iterations (0: never)")
+      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
+  add_common_options(d);
+  const Parsed p = parse(comm, args, d);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl learn --input DATA --output GRAPH.h5 [--k 10] [options]\n"
+               "\nLearns a sparse weighted graph whose average degree is about k: each node may "
+               "connect to its\nr*k approximate nearest neighbours, the log model (Kalofolias "
+               "2016) chooses the weights.\nThe output holds the symmetric weight matrix in CSR "
+               "(/graph/indptr, /graph/indices, /graph/data).\n",
+               d);
+    return 0;
+  }
+  o.command_line = command_line;
+  o.configuration = effective_configuration(p.vm);
+  run_learn(comm, finish(o));
+  return 0;
+}
+
+int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
+  LearnOptions o;
+  po::options_description d("lsgl theta options");
+  add_data_options(d, o);
+  add_ann_options(d, o);
+  add_common_options(d);
+  const Parsed p = parse(comm, args, d);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl theta --input DATA [--k 10] [options]\n"
+               "\nPrints the theta of seed eq. 18 for an average of k neighbours per node, with "
+               "the mean\nlower and upper bounds of the per-node intervals (seed Thm. 3).\n",
+               d);
+    return 0;
+  }
+  o = finish(o);
+  collective_check(comm, !o.input.empty(), "--input is required");
+  collective_check(comm, o.k >= 1, "--k must be at least 1");
+  const LocalRows data = read_dataset(comm, o.input, o.dataset);
+  const int m = static_cast<int>(std::lround(o.r * o.k));
+  collective_check(comm, data.n > m && m > o.k,
+                   "need n > r*k > k (n = " + std::to_string(data.n) + ", r*k = " +
+                       std::to_string(m) + ")");
+  const Candidates cand = find_candidates(comm, data, m, o.ann);
+  const ThetaChoice t = theta_from_k(comm, cand, o.k);
+  if (comm_rank(comm) == 0) {
+    std::printf("k = %d\ntheta = %.10g\nmean lower bound = %.10g\nmean upper bound = %.10g\n",
+                o.k, t.theta, t.lower_mean, t.upper_mean);
+    if (t.nodes_without_lower + t.nodes_without_upper > 0)
+      std::printf("nodes left out (ties or duplicates): %lld (lower), %lld (upper)\n",
+                  (long long)t.nodes_without_lower, (long long)t.nodes_without_upper);
+  }
+  return 0;
+}
+
+}  // namespace lsgl::cli

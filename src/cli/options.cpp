@@ -1,0 +1,89 @@
+#include "options.hpp"
+
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+
+namespace lsgl::cli {
+
+void add_common_options(po::options_description& desc) {
+  desc.add_options()("help", "show this help and exit")(
+      "config", po::value<std::string>(),
+      "INI-style file of 'option = value' lines (the command line overrides it)");
+}
+
+Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
+             const po::options_description& desc) {
+  Parsed p;
+  lsgl::collectively(comm, [&] {
+    namespace cls = po::command_line_style;
+    const auto style = cls::unix_style & ~cls::allow_short & ~cls::allow_guessing;
+    po::parsed_options parsed =
+        po::command_line_parser(args).options(desc).style(style).allow_unregistered().run();
+    // Leftovers: PETSc options start with a single '-'; a word after one is its value.
+    const auto rest = po::collect_unrecognized(parsed.options, po::include_positional);
+    bool after_petsc_option = false;
+    for (const auto& w : rest) {
+      if (w.rfind("--", 0) == 0) throw std::runtime_error("unknown option '" + w + "' (see --help)");
+      if (w.size() > 1 && w[0] == '-') {
+        after_petsc_option = true;
+        continue;
+      }
+      if (!after_petsc_option) throw std::runtime_error("unexpected argument '" + w + "' (see --help)");
+      after_petsc_option = false;
+    }
+    po::store(parsed, p.vm);
+    if (p.vm.count("config")) {
+      const std::string file = p.vm["config"].as<std::string>();
+      std::ifstream in(file);
+      if (!in) throw std::runtime_error("cannot read config file '" + file + "'");
+      po::store(po::parse_config_file(in, desc, false), p.vm);
+    }
+    p.help = p.vm.count("help") > 0;
+    if (!p.help) po::notify(p.vm);
+  });
+  return p;
+}
+
+std::string effective_configuration(const po::variables_map& vm) {
+  std::map<std::string, std::string> kv;
+  for (const auto& [key, value] : vm) {
+    if (key == "help" || key == "config") continue;
+    const boost::any& a = value.value();
+    std::ostringstream s;
+    s.precision(17);
+    if (auto x = boost::any_cast<int>(&a)) s << *x;
+    else if (auto x = boost::any_cast<double>(&a)) s << *x;
+    else if (auto x = boost::any_cast<std::string>(&a)) s << *x;
+    else if (auto x = boost::any_cast<std::int64_t>(&a)) s << *x;
+    else if (auto x = boost::any_cast<std::uint64_t>(&a)) s << *x;
+    else if (auto x = boost::any_cast<bool>(&a)) s << (*x ? "true" : "false");
+    else s << "?";
+    kv[key] = s.str();
+  }
+  std::string out;
+  for (const auto& [k, v] : kv) out += k + " = " + v + "\n";
+  return out;
+}
+
+std::string join_command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i) s += ' ';
+    s += argv[i];
+  }
+  return s;
+}
+
+void print_help(MPI_Comm comm, const std::string& usage, const po::options_description& desc) {
+  if (comm_rank(comm) != 0) return;
+  std::cout << usage << "\n" << desc << "\n"
+            << "PETSc options (single dash, e.g. -log_view) are passed through to PETSc.\n";
+}
+
+}  // namespace lsgl::cli

@@ -1,0 +1,149 @@
+#include "lsgl/graph/graph_io.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+#include "lsgl/io/h5.hpp"
+#include "lsgl/util/error.hpp"
+
+namespace lsgl {
+
+namespace {
+struct Entry {
+  std::int64_t row, col;
+  double w;
+};
+}  // namespace
+
+LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
+                       double scale) {
+  MPI_Comm comm = edges.comm();
+  const int size = comm_size(comm);
+  const Partition& part = edges.partition();
+  const std::int64_t first = edges.first_node(), nl = edges.local_nodes();
+  const auto& ptr = edges.anchor_ptr();
+  const auto& other = edges.other();
+
+  std::vector<Entry> mine;
+  std::vector<std::vector<Entry>> send(size);
+  for (std::int64_t a = 0; a < nl; ++a) {
+    for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
+      if (!(w[e] > threshold)) continue;
+      const std::int64_t ga = first + a, gb = edges.global_id(other[e]);
+      const double value = w[e] * scale;
+      mine.push_back({ga, gb, value});
+      if (other[e] < nl)
+        mine.push_back({gb, ga, value});
+      else
+        send[part.owner(gb)].push_back({gb, ga, value});
+    }
+  }
+  std::vector<Entry> received = alltoallv(comm, send);
+  mine.insert(mine.end(), received.begin(), received.end());
+  std::sort(mine.begin(), mine.end(), [](const Entry& x, const Entry& y) {
+    return x.row != y.row ? x.row < y.row : x.col < y.col;
+  });
+
+  LocalCsr m;
+  m.n = part.n;
+  m.begin = first;
+  m.indptr.assign(nl + 1, 0);
+  m.indices.reserve(mine.size());
+  m.data.reserve(mine.size());
+  for (const auto& e : mine) {
+    ++m.indptr[e.row - first + 1];
+    m.indices.push_back(e.col);
+    m.data.push_back(e.w);
+  }
+  std::partial_sum(m.indptr.begin(), m.indptr.end(), m.indptr.begin());
+  return m;
+}
+
+std::vector<double> row_sums(const LocalCsr& m) {
+  std::vector<double> s(m.local_rows(), 0.0);
+  for (std::int64_t r = 0; r < m.local_rows(); ++r)
+    for (std::int64_t k = m.indptr[r]; k < m.indptr[r + 1]; ++k) s[r] += m.data[k];
+  return s;
+}
+
+std::string temporary_name(const std::string& path) { return path + ".partial"; }
+
+void check_writable(MPI_Comm comm, const std::string& path) {
+  std::string message;
+  if (comm_rank(comm) == 0) {
+    const std::string tmp = temporary_name(path);
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) {
+      message = "cannot write output '" + path + "': " + std::strerror(errno);
+    } else {
+      std::fclose(f);
+      std::remove(tmp.c_str());
+    }
+  }
+  collective_check(comm, message.empty(), message);
+}
+
+namespace {
+
+void set_attrs(const h5::File& f, const std::string& obj, const Attributes& attrs) {
+  for (const auto& [name, value] : attrs) {
+    std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, value);
+  }
+}
+
+}  // namespace
+
+void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
+                 const Attributes& graph_attrs, const Attributes& file_attrs) {
+  const std::string tmp = temporary_name(path);
+  const int rank = comm_rank(comm);
+  try {
+    h5::File f = h5::create(comm, tmp);
+    h5::ensure_group(f, "/graph");
+    const std::int64_t local_nnz = static_cast<std::int64_t>(m.indices.size());
+    const std::int64_t nnz_offset = exscan_sum(comm, local_nnz);
+    const std::int64_t nnz = allreduce_sum(comm, local_nnz);
+    // indptr: this rank writes its rows' starts; the last rank also writes the final nnz.
+    std::vector<std::int64_t> indptr(m.indptr.begin(), m.indptr.end() - 1);
+    for (auto& x : indptr) x += nnz_offset;
+    if (rank == comm_size(comm) - 1) indptr.push_back(nnz);
+    h5::write_1d(f, "/graph/indptr", indptr, m.begin, m.n + 1);
+    h5::write_1d(f, "/graph/indices", m.indices, nnz_offset, nnz);
+    h5::write_1d(f, "/graph/data", m.data, nnz_offset, nnz);
+    h5::write_1d(f, "/graph/degree", row_sums(m), m.begin, m.n);
+    set_attrs(f, "/graph", graph_attrs);
+    set_attrs(f, "/", file_attrs);
+    f.close();
+  } catch (...) {
+    if (rank == 0) std::remove(tmp.c_str());
+    throw;
+  }
+  std::string message;
+  if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    message = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
+    std::remove(tmp.c_str());
+  }
+  collective_check(comm, message.empty(), message);
+}
+
+LocalCsr read_graph(MPI_Comm comm, const std::string& path) {
+  h5::File f = h5::open_read(comm, path);
+  const std::int64_t n = h5::length_1d(f, "/graph/indptr") - 1;
+  collective_check(comm, n >= 1, "'" + path + "' has an empty /graph/indptr");
+  const Partition part(n, comm_size(comm));
+  const int rank = comm_rank(comm);
+  LocalCsr m;
+  m.n = n;
+  m.begin = part.begin(rank);
+  m.indptr = h5::read_1d<std::int64_t>(f, "/graph/indptr", m.begin, part.count(rank) + 1);
+  const std::int64_t start = m.indptr.front(), count = m.indptr.back() - start;
+  m.indices = h5::read_1d<std::int64_t>(f, "/graph/indices", start, count);
+  m.data = h5::read_1d<double>(f, "/graph/data", start, count);
+  for (auto& x : m.indptr) x -= start;
+  return m;
+}
+
+}  // namespace lsgl
