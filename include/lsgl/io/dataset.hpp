@@ -30,8 +30,9 @@ DataFormat guess_format(const std::string& path);
 
 // Collective. Reads this rank's rows. `dataset` is the HDF5 dataset path (ignored for other
 // formats). Every failure (missing file or dataset, wrong rank or type, d = 0, n = 0, NaN/Inf
-// values on any rank) throws CollectiveError on every rank with a one-line message. An IDX
-// file of shape n x d1 x d2 x ... gives d = d1 * d2 * ... (images are flattened row-major).
+// values on any rank) throws CollectiveError on every rank with a one-line message (rows and
+// columns in it are 0-based). An IDX file of shape n x d1 x d2 x ... gives d = d1 * d2 * ...
+// (images are flattened row-major).
 LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset);
 
 // Labels: a 1-D integer array. IDX (unsigned byte), .npy ('<i8', '<i4' or '|u1') or an HDF5

@@ -12,6 +12,10 @@ namespace lsgl {
 // Gaussian blobs: `clusters` centres in a latent space of dimension `latent_dim` (0 means d),
 // points = centre + N(0, cluster_std^2) in latent space, mapped linearly to d features
 // (identity when latent_dim == d), plus N(0, noise^2) per feature. Labels = cluster ids.
+// Centres are uniform in [-center_spread, center_spread]^latent_dim and the d x latent_dim map
+// has N(0, 1/latent_dim) entries, both drawn from the seed alone; the cluster of row i is drawn
+// uniformly from the random stream of (seed, i). Attributes on "/": kind = "blobs", n, d,
+// clusters, latent_dim, cluster_std, center_spread, noise, seed, generator.
 struct BlobsParams {
   std::int64_t n = 10000;
   std::int64_t d = 10;
@@ -26,6 +30,9 @@ struct BlobsParams {
 // The paper's manifold set-up: an a x b grid whose nodes are observed through s smooth random
 // signals (white noise smoothed by a Gaussian kernel of width `smoothness` grid steps, then
 // standardised). Node (u, v) is row u * b + v; /X is (a*b) x s; /grid stores (u, v) per row.
+// The kernel is truncated at 4 * smoothness and the grid is mirrored at its borders ("reflect");
+// each signal is standardised to mean 0 and standard deviation 1 over the whole grid.
+// Attributes on "/": kind = "manifold", a, b, signals, smoothness, seed, boundary, generator.
 struct ManifoldParams {
   std::int64_t a = 64;
   std::int64_t b = 64;
@@ -34,7 +41,8 @@ struct ManifoldParams {
   std::uint64_t seed = 1;
 };
 
-// Collective. Write to `path` (temporary name, renamed on success).
+// Collective. Write to `path` (through `path` + ".tmp", renamed on success and removed on
+// failure). Invalid parameters or I/O failures throw CollectiveError on every rank.
 void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path);
 void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string& path);
 
