@@ -170,13 +170,17 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
   EXPECT_GT(norm, 0.95 * std::sqrt(lambda));
 }
 
-TEST(LogModel, MatchesCoordinateDescentAndKKT) {
+class LogModelScaled : public testing::TestWithParam<double> {};
+
+// For the reference iteration (dual scale 1) and a scaled one.
+TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
   const Problem p = make_problem(40, 5, 5);
   const double theta = 0.7;
   const EdgeSet e = distribute(p);
   std::vector<double> tz = e.z();
   for (auto& v : tz) v *= theta;
   SolverParams sp;
+  sp.dual_scale = GetParam();
   sp.tol = 1e-9;
   sp.max_iterations = 200000;
   SolverReport rep;
@@ -216,6 +220,8 @@ TEST(LogModel, MatchesCoordinateDescentAndKKT) {
     }
   EXPECT_LE(log_objective(e, tz, w), log_objective(e, tz, wr) + 1e-8);
 }
+
+INSTANTIATE_TEST_SUITE_P(DualScale, LogModelScaled, testing::Values(1.0, 0.3));
 
 TEST(LogModel, DefaultToleranceIsCloseToTheSolution) {
   const Problem p = make_problem(60, 6, 9);

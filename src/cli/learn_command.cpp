@@ -71,8 +71,11 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
        "stop when the relative change of primal and dual variables is below this")
       ("max-iter", po::value(&o.solver.max_iterations)->default_value(1000),
        "at most this many primal-dual iterations")
-      ("step", po::value(&o.solver.step)->default_value(0.5),
-       "step size factor in (0,1): gamma = step / (2 + ||S||)")
+      ("step", po::value(&o.solver.step)->default_value(0.9),
+       "step size factor in (0,1): gamma = step / (2 + ||S||/c)")
+      ("dual-scale", po::value(&o.solver.dual_scale)->default_value(0.0),
+       "c: run the iteration on S/c, an equivalent problem that balances primal and dual "
+       "progress (1: the reference iteration; 0: choose c from the one-node solutions)")
       ("prune", po::value(&o.prune)->default_value(1e-4),
        "weights at or below this (before scaling) are not written")
       ("progress-every", po::value(&o.progress_every)->default_value(50),

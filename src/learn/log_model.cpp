@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "lsgl/learn/theta.hpp"
+
 namespace lsgl {
 
 double log_objective(const EdgeSet& edges, const std::vector<double>& tz,
@@ -21,6 +23,20 @@ double log_objective(const EdgeSet& edges, const std::vector<double>& tz,
   return global;
 }
 
+double estimate_dual_scale(MPI_Comm comm, const Candidates& cand, double theta) {
+  double sums[2] = {0.0, 0.0};  // sum ||w_i||^2, sum lambda_i^2
+  std::vector<double> z(cand.m);
+  for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
+    for (int j = 0; j < cand.m; ++j) z[j] = theta * cand.dist[r * cand.m + j];
+    const OneNodeSolution s = one_node_solve(z, 1.0);
+    for (double x : s.w) sums[0] += x * x;
+    sums[1] += s.lambda * s.lambda;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+  if (!(sums[1] > 0.0)) return 1.0;
+  return std::clamp(std::sqrt(sums[0] / 2.0 / sums[1]), 0.02, 1.0);
+}
+
 namespace {
 
 // Relative change ||diff|| / ||prev|| without dividing by zero.
@@ -36,12 +52,13 @@ inline double prox_log_conjugate(double y, double gamma) {
 
 }  // namespace
 
-// Forward-backward-forward iteration (Kalofolias 2016 Alg. 1), fused so that each iteration makes
+// Forward-backward-forward iteration (Kalofolias 2016 Alg. 1) on S/c (c = dual_scale), fused so that each iteration makes
 // one pass over the edges, one over the nodes, one forward and one reverse node exchange and one
 // all-reduce. With D = w - Y kept per edge:
-//   nodes: y = v + g S w;  p = prox(y);  q = p + g S P;  v <- v - y + q
-//   edges: Q = P - g (2 P + S^T p);  w <- Q + D  (= w - Y + Q);
-//          then the next iteration's  Y = w - g (2 w + S^T v),  D = w - Y,  P = max(0, Y - 2 g z)
+//   nodes: y = v + g S w / c;  p = prox(y);  q = p + g S P / c;  v <- v - y + q
+//   edges: Q = P - g (2 P + S^T p / c);  w <- Q + D  (= w - Y + Q);
+//          then the next iteration's  Y = w - g (2 w + S^T v / c),  D = w - Y,
+//          P = max(0, Y - 2 g z)
 std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& tz,
                               const SolverParams& params, SolverReport& report,
                               const IterationCallback& on_iteration) {
@@ -51,9 +68,14 @@ std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& t
 
   report.norm_S = edges.norm_S(params.norm_iterations);
   const double beta = 1.0;
-  const double g = params.step / (2.0 * beta + report.norm_S);
+  const double si = 1.0 / params.dual_scale;
+  const double g = params.step / (2.0 * beta + report.norm_S * si);
   report.gamma = g;
   report.bytes_sent_per_iteration = 2 * edges.bytes_sent_per_exchange(2);
+  // Per edge: read w, D, P, tz, other (36 B), write w, D, P (24 B); per local or ghost node
+  // slot: the two 2-valued node vectors written and read (64 B); per local node: v (16 B).
+  report.bytes_moved_per_iteration =
+      ne * 60 + (nl + static_cast<std::int64_t>(edges.ghosts().size())) * 64 + nl * 16;
 
   std::vector<double> w(ne, 0.0), D(ne, 0.0), P(ne, 0.0), v(nl, 0.0);
   auto acc = edges.make_node_vector(2);  // (S w, S P) per node
@@ -61,15 +83,16 @@ std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& t
   // With w = 0, v = 0: Y = 0, D = 0, P = max(0, -2 g z) = 0, so S w = S P = 0.
 
   report.converged = false;
+  const double t0 = MPI_Wtime();
   for (int it = 1; it <= params.max_iterations; ++it) {
     // Node phase.
     double sums[4] = {0, 0, 0, 0};  // |w_new - w|^2, |w|^2, |q - y|^2, |v|^2
     const double* a2 = acc->values();
     double* out = pv->values();
     for (std::int64_t i = 0; i < nl; ++i) {
-      const double y = v[i] + g * a2[2 * i];
+      const double y = v[i] + g * si * a2[2 * i];
       const double p = prox_log_conjugate(y, g);
-      const double q = p + g * a2[2 * i + 1];
+      const double q = p + g * si * a2[2 * i + 1];
       sums[2] += (q - y) * (q - y);
       sums[3] += v[i] * v[i];
       v[i] += q - y;
@@ -87,12 +110,12 @@ std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& t
       double sw = 0.0, sp = 0.0;
       for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
         const std::int32_t b = other[e];
-        const double Q = P[e] - g * (2.0 * beta * P[e] + pa + x[2 * b]);
+        const double Q = P[e] - g * (2.0 * beta * P[e] + si * (pa + x[2 * b]));
         const double wn = Q + D[e];
         sums[0] += (wn - w[e]) * (wn - w[e]);
         sums[1] += w[e] * w[e];
         w[e] = wn;
-        const double De = g * (2.0 * beta * wn + va + x[2 * b + 1]);
+        const double De = g * (2.0 * beta * wn + si * (va + x[2 * b + 1]));
         const double Pn = std::max(0.0, wn - De - 2.0 * g * tz[e]);
         D[e] = De;
         P[e] = Pn;
@@ -116,6 +139,7 @@ std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& t
       break;
     }
   }
+  report.iteration_seconds = MPI_Wtime() - t0;
   // The forward-backward-forward iterate w is feasible only in the limit (P is the projected
   // point); remove the round-off-sized negative entries that remain.
   for (auto& x : w) x = std::max(0.0, x);

@@ -1,5 +1,6 @@
 #include "lsgl/pipeline/learn.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -127,23 +128,38 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     }
     tz = edges->z();
     for (auto& x : tz) x *= s.theta;
+    s.dual_scale = o.solver.dual_scale > 0 ? o.solver.dual_scale
+                                           : estimate_dual_scale(comm, cand, s.theta);
   });
   s.allowed_edges = edges->global_edges();
   data = LocalRows();
   cand = Candidates();
   if (talk)
-    std::printf("  theta = %.6g, %lld allowed edges\n", s.theta, (long long)s.allowed_edges);
+    std::printf("  theta = %.6g, %lld allowed edges, dual scale %.4g\n", s.theta,
+                (long long)s.allowed_edges, s.dual_scale);
 
   std::vector<double> w;
   s.t_learn = timed_phase(comm, "learn", talk, [&] {
-    w = learn_log(*edges, tz, o.solver, s.solver, [&](int it, double rp, double rd) {
+    SolverParams sp = o.solver;
+    sp.dual_scale = s.dual_scale;
+    w = learn_log(*edges, tz, sp, s.solver, [&](int it, double rp, double rd) {
       if (talk && o.progress_every > 0 && it % o.progress_every == 0) {
         std::printf("  iteration %5d   rel. change primal %.3e  dual %.3e\n", it, rp, rd);
         std::fflush(stdout);
       }
     });
   });
+  if (talk)
+    std::printf("  ||S|| = %.4g (power iteration), gamma = %.4g\n", s.solver.norm_S, s.solver.gamma);
   count_saturated(*edges, w, o.prune, s);
+  {
+    const double moved = static_cast<double>(
+        allreduce_sum(comm, s.solver.bytes_moved_per_iteration) * s.solver.iterations);
+    double seconds = s.solver.iteration_seconds;
+    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    s.learn_bandwidth = seconds > 0 ? moved / seconds : 0.0;
+    s.bytes_sent_max = allreduce_max(comm, s.solver.bytes_sent_per_iteration);
+  }
 
   s.t_write = timed_phase(comm, "write", talk, [&] {
     const LocalCsr rows = assemble_rows(*edges, w, o.prune, s.delta);
@@ -165,6 +181,8 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
         {"rel_change_primal", s.solver.rel_change_primal},
         {"rel_change_dual", s.solver.rel_change_dual},
         {"tol", o.solver.tol},
+        {"step", o.solver.step},
+        {"dual_scale", s.dual_scale},
         {"r", o.r},
         {"candidates_per_node", s.candidates_per_node},
         {"allowed_edges", s.allowed_edges},
@@ -202,6 +220,13 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     if (s.saturated_nodes * 10 > s.n)
       std::printf("  warning: %lld nodes kept all their allowed edges: increase --r\n",
                   (long long)s.saturated_nodes);
+    std::printf("  learning           %.2f ms per iteration, %.2f GB/s effective, at most %lld "
+                "bytes sent per rank and iteration\n",
+                1e3 * s.t_learn / std::max(1, s.solver.iterations), s.learn_bandwidth / 1e9,
+                (long long)s.bytes_sent_max);
+    std::printf("  phases             read %.2f s, candidates %.2f s, theta %.2f s, learn %.2f s, "
+                "write %.2f s\n",
+                s.t_read, s.t_candidates, s.t_theta, s.t_learn, s.t_write);
     std::printf("  peak memory        %.1f MB max per rank, %.1f MB total\n",
                 s.peak_rss_max / 1e6, s.peak_rss_sum / 1e6);
     std::printf("  total time         %.2f s\n", s.t_total);

@@ -42,6 +42,9 @@ struct Candidates {
 double squared_distance(const float* a, const float* b, std::int64_t d);
 
 // Collective. m candidate neighbours for every local row of `data` (requires m < n).
+// Reproducibility: "exact" gives the same lists on any number of ranks; "hnsw" with threads == 1
+// repeats for a fixed number of ranks; "hnsw" with threads > 1 (concurrent insertion) and "flann"
+// (FLANN 1.9.2 shuffles with std::random_device while building) may differ slightly between runs.
 Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p);
 
 // Collective. Recall of `cand` estimated on `sample` nodes drawn with `seed` (the same on every

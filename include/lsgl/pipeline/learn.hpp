@@ -41,10 +41,13 @@ struct LearnSummary {
   double avg_degree = 0.0;  // nnz / n
   double recall = -1.0;
   double theta = 0.0, alpha = 0.0, beta = 0.0, delta = 1.0;
+  double dual_scale = 1.0;
   std::int64_t saturated_nodes = 0;  // nodes with every allowed edge non-zero
   std::int64_t isolated_nodes = 0;
   SolverReport solver;
   double t_read = 0, t_candidates = 0, t_theta = 0, t_learn = 0, t_write = 0, t_total = 0;
+  double learn_bandwidth = 0.0;         // effective bytes/s of the iterations, all ranks
+  std::int64_t bytes_sent_max = 0;      // largest bytes sent by one rank per iteration
   std::int64_t peak_rss_max = 0;  // largest peak RSS over ranks, bytes
   std::int64_t peak_rss_sum = 0;  // sum of peak RSS over ranks, bytes
 };

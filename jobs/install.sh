@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs lsgl's build and run dependencies from Debian packages (idempotent; needs root) and
+# builds lsgl into ./build. Used by the README's commands and by CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev petsc-dev
+          libflann-dev liblz4-dev libhnswlib-dev libhdf5-openmpi-dev
+          libboost-program-options-dev libgtest-dev libopenblas-dev zlib1g-dev
+          dataset-fashion-mnist python3 python3-h5py python3-scipy python3-numpy)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$(nproc)"

@@ -1,0 +1,164 @@
+"""End-to-end tests of the lsgl executable under mpirun.
+
+Bad input must give one clear error line from rank 0, a non-zero exit and no output file, never
+a hang; exact neighbour search must give the same graph on 1, 2 and 3 ranks; the output must load
+with scipy in three lines and be symmetric with weights <= delta.
+Usage: cli_tests.py LSGL MPIEXEC
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+import scipy.sparse as sp
+
+LSGL, MPIEXEC = sys.argv[1], sys.argv[2]
+TIMEOUT = 120
+failures = []
+passed = 0
+
+
+def run(ranks, *args):
+    cmd = [MPIEXEC, "-n", str(ranks), LSGL, *map(str, args)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None
+    return p
+
+
+def check(name, ok, detail=""):
+    global passed
+    if ok:
+        passed += 1
+        print(f"PASS {name}")
+    else:
+        failures.append(name)
+        print(f"FAIL {name} {detail}")
+
+
+def load(path):
+    with h5py.File(path, "r") as f:
+        g = f["graph"]
+        W = sp.csr_array((g["data"][:], g["indices"][:], g["indptr"][:]), shape=(g.attrs["n"],) * 2)
+        return W, dict(g.attrs), dict(f.attrs), g["degree"][:]
+
+
+def write_h5(path, name, array):
+    with h5py.File(path, "w") as f:
+        f[name] = array
+
+
+tmp = tempfile.mkdtemp(prefix="lsgl-cli-")
+rng = np.random.default_rng(3)
+X = np.vstack([rng.normal(c, 1.0, size=(150, 5)) for c in (0, 6, 12, 18)]).astype(np.float32)
+X[10] = X[11]  # duplicate rows are valid input
+X[200] = X[201]
+data = os.path.join(tmp, "x.h5")
+write_h5(data, "X", X)
+
+# Same graph on 1, 2 and 3 ranks with exact search; symmetric; weights <= delta; degree = row sums.
+graphs = {}
+for ranks in (1, 2, 3):
+    out = os.path.join(tmp, f"g{ranks}.h5")
+    p = run(ranks, "learn", "--input", data, "--output", out, "--k", 6, "--ann", "exact",
+            "--recall-sample", 50, "--quiet")
+    check(f"learn exact on {ranks} ranks exits 0", p is not None and p.returncode == 0,
+          p.stderr if p else "timeout")
+    if p is not None and p.returncode == 0:
+        graphs[ranks] = load(out)
+if 1 in graphs:
+    W, ga, fa, deg = graphs[1]
+    check("symmetric", abs(W - W.T).max() == 0)
+    check("weights in (0, delta]", W.data.min() > 0 and W.data.max() <= ga["delta"] * (1 + 1e-12))
+    check("degree is the row sum", np.allclose(deg, W.sum(axis=1), rtol=1e-12, atol=0))
+    check("no self loops", W.diagonal().max() == 0)
+    check("duplicates linked", W[10, 11] > 0 and W[200, 201] > 0)
+    check("average degree near k", 4.0 < ga["avg_degree"] < 8.0, ga["avg_degree"])
+    check("converged", ga["converged"] == 1)
+    check("attributes", all(a in ga for a in ("n", "nnz", "model", "k_requested", "avg_degree",
+                                               "theta", "alpha", "beta", "delta", "iterations",
+                                               "converged", "rel_change_primal",
+                                               "rel_change_dual", "r", "ann", "prune_threshold")))
+    check("file attributes", all(a in fa for a in ("lsgl_version", "git_commit", "command_line",
+                                                   "configuration", "ranks", "utc_time")))
+    check("indices sorted per row", all(np.all(np.diff(W.indices[W.indptr[i]:W.indptr[i + 1]]) > 0)
+                                        for i in range(W.shape[0])))
+    for ranks in (2, 3):
+        if ranks in graphs:
+            Wr = graphs[ranks][0]
+            same_pattern = (W != 0).astype(int).sum() == (Wr != 0).astype(int).sum() and \
+                abs((W != 0).astype(int) - (Wr != 0).astype(int)).sum() == 0
+            rel = abs(W - Wr).sum() / abs(W).sum()
+            check(f"same graph on 1 and {ranks} ranks", same_pattern and rel < 1e-10, rel)
+
+# Determinism: the same run twice gives identical arrays.
+p1 = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "d1.h5"), "--k", 5, "--quiet")
+p2 = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "d2.h5"), "--k", 5, "--quiet")
+if p1 and p2 and p1.returncode == 0 and p2.returncode == 0:
+    A, B = load(os.path.join(tmp, "d1.h5"))[0], load(os.path.join(tmp, "d2.h5"))[0]
+    check("deterministic with the default engine", (A != B).nnz == 0)
+else:
+    check("deterministic with the default engine", False, "run failed")
+
+# Config file with command-line override.
+cfg = os.path.join(tmp, "c.ini")
+with open(cfg, "w") as f:
+    f.write(f"input = {data}\nk = 4\nann = exact\nquiet = true\n")
+out = os.path.join(tmp, "cfg.h5")
+p = run(2, "learn", "--config", cfg, "--k", 7, "--output", out)
+ok = p is not None and p.returncode == 0 and load(out)[1]["k_requested"] == 7
+check("config file, command line wins", ok, p.stderr if p else "timeout")
+
+# PETSc options pass through.
+p = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "lv.h5"), "--k", 5,
+        "--ann", "exact", "--quiet", "-log_view")
+check("-log_view passes through with one stage per phase",
+      p is not None and p.returncode == 0 and all(s in p.stdout for s in ("candidates", "theta", "learn", "write")),
+      p.stderr if p else "timeout")
+
+# Bad inputs: one error line from rank 0, non-zero exit, no output file.
+write_h5(os.path.join(tmp, "vec.h5"), "X", np.ones(10, dtype=np.float32))
+write_h5(os.path.join(tmp, "int.h5"), "X", np.ones((100, 3), dtype=np.int32))
+Xn = X.copy()
+Xn[-1, 2] = np.nan  # owned by the last rank
+write_h5(os.path.join(tmp, "nan.h5"), "X", Xn)
+Xi = X.copy()
+Xi[3, 0] = np.inf
+write_h5(os.path.join(tmp, "inf.h5"), "X", Xi)
+write_h5(os.path.join(tmp, "d0.h5"), "X", np.zeros((100, 0), dtype=np.float32))
+write_h5(os.path.join(tmp, "small.h5"), "X", X[:20])
+with open(os.path.join(tmp, "garbage.npy"), "wb") as f:
+    f.write(b"not a numpy file at all")
+bad = {
+    "missing file": ["--input", os.path.join(tmp, "nope.h5")],
+    "missing dataset": ["--input", data, "--dataset", "/Y"],
+    "1-D dataset": ["--input", os.path.join(tmp, "vec.h5")],
+    "integer dataset": ["--input", os.path.join(tmp, "int.h5")],
+    "NaN on the last rank": ["--input", os.path.join(tmp, "nan.h5")],
+    "Inf": ["--input", os.path.join(tmp, "inf.h5")],
+    "d = 0": ["--input", os.path.join(tmp, "d0.h5")],
+    "n <= r*k": ["--input", os.path.join(tmp, "small.h5"), "--k", 10],
+    "k < 1": ["--input", data, "--k", 0],
+    "garbage .npy": ["--input", os.path.join(tmp, "garbage.npy")],
+    "unknown engine": ["--input", data, "--ann", "magic"],
+    "unknown option": ["--input", data, "--frobnicate", 3],
+    "unwritable output": ["--input", data, "--output", "/nonexistent-dir/g.h5"],
+}
+for name, args in bad.items():
+    out = os.path.join(tmp, "bad.h5")
+    if "--output" not in args:
+        args = args + ["--output", out]
+    p = run(2, "learn", *args)
+    if p is None:
+        check(f"bad input: {name}", False, "hang (timeout)")
+        continue
+    lines = [l for l in p.stderr.splitlines() if l.startswith("lsgl: error")]
+    ok = (p.returncode != 0 and len(lines) == 1 and not os.path.exists(out)
+          and not os.path.exists(out + ".partial"))
+    check(f"bad input: {name}", ok, f"rc={p.returncode} stderr={p.stderr!r}")
+
+print(f"{passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
