@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Benchmark of `lsgl learn` (not a test): per-phase wall times, iterations, peak memory, edges,
+# average degree, the learning iteration's effective bandwidth next to a STREAM-like triad
+# measured in the same run, and the bytes each rank sends per iteration.
+#   usage: jobs/bench_learn.sh [RANKS]      (default 2; run from anywhere after jobs/install.sh)
+# Cases: Fashion-MNIST 60,000 x 784 (k = 10) and a generated 1,000,000 x 68 set (k = 5, clusters
+# on an 8-dimensional latent space mapped linearly to 68 features plus noise).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source jobs/env.sh
+ranks=${1:-2}
+work=${BENCH_DIR:-/tmp/lsgl-bench}
+mkdir -p "$work"
+lsgl=build/lsgl
+
+echo "== machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GB, $ranks ranks, $(date -u +%F)"
+triad=$(mpirun -n "$ranks" build/lsgl_triad 256 | awk '{print $2}')
+echo "== triad bandwidth (all ranks): $triad GB/s"
+
+if [ ! -f "$work/latent-1m.h5" ]; then
+  mpirun -n "$ranks" $lsgl generate --kind blobs --n 1000000 --d 68 --latent-dim 8 \
+    --clusters 200 --cluster-std 1 --center-spread 10 --noise 0.05 --seed 7 \
+    --output "$work/latent-1m.h5"
+fi
+
+run_case() {  # name, then lsgl learn arguments
+  local name=$1; shift
+  local log="$work/$name.log"
+  mpirun -n "$ranks" $lsgl learn "$@" --output "$work/$name.h5" \
+    --progress-every 0 > "$log" 2>&1 || { cat "$log"; return 1; }
+  sed -n '/^summary/,$p' "$log"
+  local bw
+  bw=$(awk '/^  learning/{print $5}' "$log")
+  echo "  bandwidth ratio    $(awk -v a="$bw" -v b="$triad" 'BEGIN{printf "%.2f", a/b}') of triad"
+}
+
+echo; echo "== Fashion-MNIST 60,000 x 784, k = 10"
+run_case fashion-mnist --input /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz --k 10
+echo; echo "== generated 1,000,000 x 68 (latent dimension 8), k = 5"
+run_case latent-1m --input "$work/latent-1m.h5" --k 5
