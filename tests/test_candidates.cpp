@@ -1,0 +1,352 @@
+// Candidate neighbours: the exact engine against an independent brute force (with ties and
+// duplicate rows), independence of the rank count, recall of hnsw and FLANN, estimate_recall,
+// and the collective errors.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "lsgl/ann/candidates.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+
+namespace {
+
+using lsgl::AnnParams;
+using lsgl::Candidates;
+using lsgl::LocalRows;
+
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Deterministic uniform in [0, 1) and standard normal from three integers.
+double unit(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  return static_cast<double>(mix(mix(mix(a) ^ b) ^ c) >> 11) * 0x1.0p-53;
+}
+double normal(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  const double u1 = unit(a, b, 2 * c), u2 = unit(a, b, 2 * c + 1);
+  return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
+}
+
+// A data set defined row by row, so every rank can make its own block or the whole matrix.
+struct Data {
+  std::int64_t n, d;
+  std::function<void(std::int64_t g, float* row)> row;
+
+  LocalRows block(MPI_Comm comm) const {
+    const lsgl::Partition part(n, lsgl::comm_size(comm));
+    const int rank = lsgl::comm_rank(comm);
+    LocalRows r;
+    r.n = n;
+    r.d = d;
+    r.begin = part.begin(rank);
+    r.x.resize(static_cast<std::size_t>(part.count(rank) * d));
+    for (std::int64_t i = 0; i < part.count(rank); ++i) row(r.begin + i, r.x.data() + i * d);
+    return r;
+  }
+  std::vector<float> all() const {
+    std::vector<float> x(static_cast<std::size_t>(n * d));
+    for (std::int64_t g = 0; g < n; ++g) row(g, x.data() + g * d);
+    return x;
+  }
+};
+
+// Small integer coordinates (many equal distances) and every 11th row a copy of the previous.
+Data grid_data(std::int64_t n, std::int64_t d) {
+  return {n, d, [d](std::int64_t g, float* row) {
+            const std::int64_t src = g % 11 == 5 ? g - 1 : g;
+            for (std::int64_t j = 0; j < d; ++j) row[j] = static_cast<float>(mix(src * 31 + j) % 4);
+          }};
+}
+
+Data gauss_data(std::int64_t n, std::int64_t d) {
+  return {n, d, [d](std::int64_t g, float* row) {
+            for (std::int64_t j = 0; j < d; ++j) row[j] = static_cast<float>(normal(7, g, j));
+          }};
+}
+
+// 20 Gaussian clusters in 4 dimensions, embedded linearly in 16, plus a little noise.
+Data mixture_data(std::int64_t n) {
+  constexpr int kLatent = 4, kD = 16, kClusters = 20;
+  return {n, kD, [](std::int64_t g, float* row) {
+            const std::uint64_t k = mix(g ^ 0x51ed) % kClusters;
+            double z[kLatent];
+            for (int a = 0; a < kLatent; ++a) {
+              z[a] = 16.0 * unit(11, k, a) - 8.0 + normal(12, g, a);
+            }
+            for (int j = 0; j < kD; ++j) {
+              double v = 0.05 * normal(13, g, j);
+              for (int a = 0; a < kLatent; ++a) v += normal(14, j, a) * z[a];
+              row[j] = static_cast<float>(v);
+            }
+          }};
+}
+
+using List = std::vector<std::pair<double, std::int64_t>>;
+
+// Independent brute force: all n distances of global row g, sorted by (dist, idx), first m.
+List brute_force(const Data& data, const std::vector<float>& all, std::int64_t g, int m) {
+  static thread_local List l;
+  l.clear();
+  for (std::int64_t j = 0; j < data.n; ++j) {
+    if (j != g) {
+      l.emplace_back(
+          lsgl::squared_distance(all.data() + g * data.d, all.data() + j * data.d, data.d), j);
+    }
+  }
+  std::partial_sort(l.begin(), l.begin() + m, l.end());
+  return List(l.begin(), l.begin() + m);
+}
+
+// Lists have m entries each, no self, no repeats, sorted by (dist, idx), and every distance is
+// squared_distance of the pair.
+void expect_valid(const Data& data, const std::vector<float>& all, const LocalRows& rows,
+                  const Candidates& c, int m) {
+  ASSERT_EQ(c.m, m);
+  ASSERT_EQ(c.begin, rows.begin);
+  ASSERT_EQ(c.local_rows(), rows.local_rows());
+  ASSERT_EQ(c.idx.size(), c.dist.size());
+  for (std::int64_t i = 0; i < c.local_rows(); ++i) {
+    const std::int64_t g = rows.begin + i;
+    std::set<std::int64_t> seen;
+    for (int j = 0; j < m; ++j) {
+      const std::int64_t k = c.idx[i * m + j];
+      const double dist = c.dist[i * m + j];
+      ASSERT_TRUE(k >= 0 && k < data.n) << "row " << g;
+      ASSERT_NE(k, g) << "self in the list of row " << g;
+      ASSERT_TRUE(seen.insert(k).second) << "repeat in row " << g;
+      ASSERT_EQ(dist, lsgl::squared_distance(rows.row(i), all.data() + k * data.d, data.d));
+      if (j > 0) {
+        const double pd = c.dist[i * m + j - 1];
+        ASSERT_TRUE(pd < dist || (pd == dist && c.idx[i * m + j - 1] < k)) << "row " << g;
+      }
+    }
+  }
+}
+
+void expect_exact(const Data& data, const std::vector<float>& all, const LocalRows& rows,
+                  const Candidates& c, int m) {
+  for (std::int64_t i = 0; i < c.local_rows(); ++i) {
+    const List want = brute_force(data, all, rows.begin + i, m);
+    for (int j = 0; j < m; ++j) {
+      ASSERT_EQ(c.idx[i * m + j], want[j].second) << "row " << rows.begin + i << " rank " << j;
+      ASSERT_EQ(c.dist[i * m + j], want[j].first) << "row " << rows.begin + i << " rank " << j;
+    }
+  }
+}
+
+TEST(Candidates, SquaredDistanceIsSymmetricAndAccurate) {
+  const Data data = gauss_data(8, 23);
+  const std::vector<float> x = data.all();
+  for (int a = 0; a < 8; ++a) {
+    for (int b = 0; b < 8; ++b) {
+      const float *u = x.data() + a * 23, *v = x.data() + b * 23;
+      long double ref = 0;
+      for (int j = 0; j < 23; ++j) {
+        const long double t = static_cast<long double>(u[j]) - v[j];
+        ref += t * t;
+      }
+      EXPECT_EQ(lsgl::squared_distance(u, v, 23), lsgl::squared_distance(v, u, 23));
+      EXPECT_NEAR(lsgl::squared_distance(u, v, 23), static_cast<double>(ref), 1e-12 * (1 + ref));
+    }
+  }
+  EXPECT_EQ(lsgl::squared_distance(x.data(), x.data(), 23), 0.0);
+}
+
+TEST(Candidates, ExactEqualsBruteForceWithTiesAndDuplicates) {
+  AnnParams p;
+  p.engine = "exact";
+  for (const auto& [data, m] :
+       {std::make_pair(grid_data(300, 5), 12), std::make_pair(gauss_data(257, 7), 10)}) {
+    const std::vector<float> all = data.all();
+    const LocalRows rows = data.block(MPI_COMM_WORLD);
+    for (int threads : {1, 2}) {
+      p.threads = threads;
+      const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+      expect_valid(data, all, rows, c, m);
+      expect_exact(data, all, rows, c, m);
+    }
+  }
+  // The grid data really has duplicates and ties at the m-th place.
+  const Data grid = grid_data(300, 5);
+  const std::vector<float> all = grid.all();
+  int zeros = 0, ties = 0;
+  for (std::int64_t g = 0; g < grid.n; ++g) {
+    const List l = brute_force(grid, all, g, 13);
+    zeros += l[0].first == 0.0;
+    ties += l[11].first == l[12].first;
+  }
+  EXPECT_GT(zeros, 20);
+  EXPECT_GT(ties, 100);
+}
+
+// FNV-1a over indices and distance bits, in global row order.
+std::uint64_t hash_lists(const std::vector<std::int64_t>& idx, const std::vector<double>& dist) {
+  std::uint64_t h = 1469598103934665603ULL;
+  const auto eat = [&h](const void* p, std::size_t bytes) {
+    for (std::size_t i = 0; i < bytes; ++i) {
+      h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ULL;
+    }
+  };
+  eat(idx.data(), idx.size() * sizeof(std::int64_t));
+  eat(dist.data(), dist.size() * sizeof(double));
+  return h;
+}
+
+template <class T>
+std::vector<T> gather_to_root(const std::vector<T>& mine, MPI_Datatype type) {
+  const int size = lsgl::comm_size(MPI_COMM_WORLD);
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(size), displs(size, 0);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  std::vector<T> all(static_cast<std::size_t>(displs[size - 1] + counts[size - 1]));
+  MPI_Gatherv(mine.data(), count, type, all.data(), counts.data(), displs.data(), type, 0,
+              MPI_COMM_WORLD);
+  return all;
+}
+
+TEST(Candidates, ExactListsDoNotDependOnRankCount) {
+  AnnParams p;
+  p.engine = "exact";
+  const Data data = grid_data(401, 6);
+  const int m = 9;
+  const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, data.block(MPI_COMM_WORLD), m, p);
+  const auto idx = gather_to_root(c.idx, MPI_INT64_T);
+  const auto dist = gather_to_root(c.dist, MPI_DOUBLE);
+  if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) {
+    const Candidates serial = lsgl::find_candidates(MPI_COMM_SELF, data.block(MPI_COMM_SELF), m, p);
+    EXPECT_EQ(hash_lists(idx, dist), hash_lists(serial.idx, serial.dist));
+    EXPECT_EQ(idx, serial.idx);
+    EXPECT_EQ(dist, serial.dist);
+  }
+}
+
+// Fewer local rows than m on some ranks and m = n - 1: every engine must list all other nodes
+// (where the approximate engines come up short, the blocks are searched exhaustively).
+TEST(Candidates, SmallBlocksAllEngines) {
+  const Data data = gauss_data(13, 3);
+  const std::vector<float> all = data.all();
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  for (const char* engine : {"exact", "flann", "hnsw"}) {
+    for (int threads : {1, 2}) {
+      AnnParams p;
+      p.engine = engine;
+      p.threads = threads;
+      for (int m : {1, 5, 12}) {
+        const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+        expect_valid(data, all, rows, c, m);
+        if (m == 12 || p.engine == "exact") expect_exact(data, all, rows, c, m);
+      }
+    }
+  }
+}
+
+// |cand ∩ exact| over the local rows, summed over all ranks.
+double own_recall(const Candidates& c, const std::vector<List>& exact, int m) {
+  double hits = 0;
+  for (std::int64_t i = 0; i < c.local_rows(); ++i) {
+    std::set<std::int64_t> want;
+    for (const auto& e : exact[i]) want.insert(e.second);
+    for (int j = 0; j < m; ++j) hits += want.count(c.idx[i * m + j]);
+  }
+  double total = 0;
+  MPI_Allreduce(&hits, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return total;
+}
+
+TEST(Candidates, ApproximateEnginesRecall) {
+  const Data data = mixture_data(12000);
+  const int m = 20;
+  const std::vector<float> all = data.all();
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  std::vector<List> exact(static_cast<std::size_t>(rows.local_rows()));
+  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
+    exact[i] = brute_force(data, all, rows.begin + i, m);
+  }
+  // Defaults of both engines, and a weak FLANN setting to check estimate_recall below 1.
+  AnnParams hnsw, flann, weak;
+  flann.engine = weak.engine = "flann";
+  weak.flann_trees = 1;
+  weak.flann_checks = 24;
+  for (const auto& [p, min_recall] :
+       {std::make_pair(hnsw, 0.95), std::make_pair(flann, 0.95), std::make_pair(weak, 0.0)}) {
+    const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+    expect_valid(data, all, rows, c, m);
+    const double recall = own_recall(c, exact, m) / (static_cast<double>(data.n) * m);
+    const double estimate = lsgl::estimate_recall(MPI_COMM_WORLD, rows, c, 500, 3);
+    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) {
+      std::printf("%s: recall %.4f, estimate on 500 nodes %.4f\n", p.describe().c_str(), recall,
+                  estimate);
+    }
+    EXPECT_GE(recall, min_recall) << p.describe();
+    EXPECT_NEAR(estimate, recall, 0.03) << p.describe();
+    // The same value on every rank.
+    double lo = 0, hi = 0;
+    MPI_Allreduce(&estimate, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&estimate, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(lo, hi);
+  }
+}
+
+TEST(Candidates, EstimateRecallOfExactListsIsOne) {
+  AnnParams p;
+  p.engine = "exact";
+  const Data data = grid_data(300, 5);  // ties and duplicates
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, 12, p);
+  EXPECT_EQ(lsgl::estimate_recall(MPI_COMM_WORLD, rows, c, 50, 9), 1.0);
+  EXPECT_EQ(lsgl::estimate_recall(MPI_COMM_WORLD, rows, c, 1000, 9, 2), 1.0);  // all nodes
+  EXPECT_EQ(lsgl::estimate_recall(MPI_COMM_WORLD, rows, c, 0, 9), -1.0);
+
+  // A list that swaps each node's nearest neighbour for a far node loses that hit unless the
+  // nearest one was tied with the m-th.
+  Candidates worse = c;
+  for (std::int64_t i = 0; i < worse.local_rows(); ++i) {
+    worse.idx[i * 12] = (rows.begin + i + 150) % data.n;
+    worse.dist[i * 12] = 1e9;
+  }
+  const double r = lsgl::estimate_recall(MPI_COMM_WORLD, rows, worse, 1000, 9);
+  EXPECT_LT(r, 1.0);
+  EXPECT_GE(r, 11.0 / 12.0 - 1e-12);
+}
+
+TEST(Candidates, CollectiveErrors) {
+  const Data data = gauss_data(10, 3);
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  AnnParams p;
+  for (const char* engine : {"exact", "hnsw", "flann"}) {
+    p.engine = engine;
+    try {
+      lsgl::find_candidates(MPI_COMM_WORLD, rows, 10, p);
+      ADD_FAILURE() << "m = n accepted";
+    } catch (const lsgl::CollectiveError& e) {
+      EXPECT_NE(std::string(e.what()).find("need more than m points"), std::string::npos);
+    }
+    EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 11, p), lsgl::CollectiveError);
+    EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 0, p), lsgl::CollectiveError);
+  }
+  p.engine = "annoy";
+  EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
+}
+
+TEST(Candidates, Describe) {
+  AnnParams p;
+  EXPECT_EQ(p.describe(), "hnsw M=16 ef_construction=100 ef=40 threads=1");
+  p.engine = "flann";
+  EXPECT_EQ(p.describe(), "flann kdtree trees=4 checks=256 threads=1");
+  p.engine = "exact";
+  EXPECT_EQ(p.describe(), "exact");
+}
+
+}  // namespace
