@@ -104,7 +104,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   Candidates cand;
   s.t_candidates = timed_phase(comm, "candidates", talk, [&] {
     cand = find_candidates(comm, data, m, o.ann);
-    s.recall = estimate_recall(comm, data, cand, o.recall_sample, o.seed);
+    s.recall = estimate_recall(comm, data, cand, o.recall_sample, o.seed, o.ann.threads);
   });
   if (talk) {
     std::printf("  %d candidates per node, %s\n", m, o.ann.describe().c_str());
