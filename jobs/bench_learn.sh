@@ -13,7 +13,7 @@ work=${BENCH_DIR:-/tmp/lsgl-bench}
 mkdir -p "$work"
 lsgl=build/lsgl
 
-echo "== machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GB, $ranks ranks, $(date -u +%F)"
+echo "== machine: $(getconf _NPROCESSORS_ONLN) cores, $(free -g | awk '/Mem:/{print $2}') GB, $ranks ranks, $(date -u +%F)"
 triad=$(mpirun -n "$ranks" build/lsgl_triad 256 | awk '{print $2}')
 echo "== triad bandwidth (all ranks): $triad GB/s"
 
@@ -30,7 +30,7 @@ run_case() {  # name, then lsgl learn arguments
     --progress-every 0 > "$log" 2>&1 || { cat "$log"; return 1; }
   sed -n '/^summary/,$p' "$log"
   local bw
-  bw=$(awk '/^  learning/{print $5}' "$log")
+  bw=$(awk '/^  learning/{print $6}' "$log")
   echo "  bandwidth ratio    $(awk -v a="$bw" -v b="$triad" 'BEGIN{printf "%.2f", a/b}') of triad"
 }
 

@@ -150,7 +150,8 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     });
   });
   if (talk)
-    std::printf("  ||S|| = %.4g (power iteration), gamma = %.4g\n", s.solver.norm_S, s.solver.gamma);
+    std::printf("  ||S|| = %.4g (power iteration), gamma = %.4g, dual scale %.4g after %d rescales\n",
+                s.solver.norm_S, s.solver.gamma, s.solver.final_dual_scale, s.solver.rescales);
   count_saturated(*edges, w, o.prune, s);
   {
     const double moved = static_cast<double>(
@@ -182,7 +183,8 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
         {"rel_change_dual", s.solver.rel_change_dual},
         {"tol", o.solver.tol},
         {"step", o.solver.step},
-        {"dual_scale", s.dual_scale},
+        {"dual_scale_initial", s.dual_scale},
+        {"dual_scale", s.solver.final_dual_scale},
         {"r", o.r},
         {"candidates_per_node", s.candidates_per_node},
         {"allowed_edges", s.allowed_edges},

@@ -20,6 +20,11 @@ struct SolverParams {
   // only changes by a constant), which balances primal and dual progress; c = 1 is the
   // reference iteration. 0 asks the caller to choose (see estimate_dual_scale).
   double dual_scale = 1.0;
+  // Residual balancing: every balance_every iterations (0: never), if the relative primal and
+  // dual changes differ by more than 10x, c moves by a factor 2 toward the lagging side; at most
+  // max_rescales times.
+  int balance_every = 50;
+  int max_rescales = 8;
 };
 
 struct SolverReport {
@@ -34,6 +39,8 @@ struct SolverReport {
   // arrays), for the effective bandwidth; and the wall time of the iterations.
   std::int64_t bytes_moved_per_iteration = 0;
   double iteration_seconds = 0.0;
+  double final_dual_scale = 1.0;  // c after residual balancing
+  int rescales = 0;
 };
 
 // Called on every rank after each iteration (iteration, rel primal, rel dual); for progress.
