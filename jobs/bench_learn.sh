@@ -26,7 +26,7 @@ fi
 run_case() {  # name, then lsgl learn arguments
   local name=$1; shift
   local log="$work/$name.log"
-  mpirun -n "$ranks" $lsgl learn "$@" --output "$work/$name.h5" \
+  mpirun -n "$ranks" $lsgl learn "$@" --output "$work/$name-graph.h5" \
     --progress-every 0 > "$log" 2>&1 || { cat "$log"; return 1; }
   sed -n '/^summary/,$p' "$log"
   local bw

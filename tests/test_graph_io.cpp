@@ -33,18 +33,18 @@ double weight(std::int64_t i, std::int64_t j) {
 TEST(GraphIo, AssembleWriteReadRoundTrip) {
   const std::int64_t n = 31;
   const int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
-  std::vector<EdgeEntry> pairs;
+  std::vector<EdgeEntry> given;
   int c = 0;
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = i + 1; j < n; ++j)
-      if ((i + 2 * j) % 4 == 1 && c++ % size == rank) pairs.push_back({j, i, double(i + j)});
-  const EdgeSet e = EdgeSet::from_pairs(MPI_COMM_WORLD, n, pairs);
+      if ((i + 2 * j) % 4 == 1 && c++ % size == rank) given.push_back({j, i, double(i + j)});
+  const EdgeSet e = EdgeSet::from_pairs(MPI_COMM_WORLD, n, given);
   std::vector<double> w(e.local_edges());
-  for (std::int64_t a = 0; a < e.local_nodes(); ++a)
-    for (std::int64_t k = e.anchor_ptr()[a]; k < e.anchor_ptr()[a + 1]; ++k) {
-      const std::int64_t i = e.first_node() + a, j = e.global_id(e.other()[k]);
-      w[k] = weight(std::min(i, j), std::max(i, j));
-    }
+  const auto pairs = e.global_pairs();
+  for (std::int64_t k = 0; k < e.local_edges(); ++k) {
+    const auto [i, j] = pairs[k];
+    w[k] = weight(i, j);
+  }
   const double scale = 2.0;
   const LocalCsr rows = assemble_rows(e, w, 1e-4, scale);
 

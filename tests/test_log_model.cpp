@@ -40,7 +40,8 @@ Problem make_problem(std::int64_t n, int m, std::uint64_t seed) {
       d.push_back({dx * dx + dy * dy, j});
     }
     std::sort(d.begin(), d.end());
-    for (int c = 0; c < m; ++c) p.z[{std::min(i, d[c].second), std::max(i, d[c].second)}] = d[c].first;
+    for (int c = 0; c < m; ++c)
+      p.z[{std::min(i, d[c].second), std::max(i, d[c].second)}] = d[c].first;
   }
   return p;
 }
@@ -62,11 +63,11 @@ EdgeSet distribute(const Problem& p) {
 // All local edge values, keyed by global pair, gathered on every rank.
 std::map<Pair, double> gather(const EdgeSet& e, const std::vector<double>& w) {
   std::vector<double> local;
-  for (std::int64_t a = 0; a < e.local_nodes(); ++a)
-    for (std::int64_t k = e.anchor_ptr()[a]; k < e.anchor_ptr()[a + 1]; ++k) {
-      const std::int64_t i = e.first_node() + a, j = e.global_id(e.other()[k]);
-      local.insert(local.end(), {double(std::min(i, j)), double(std::max(i, j)), w[k]});
-    }
+  const auto pairs = e.global_pairs();
+  for (std::int64_t k = 0; k < e.local_edges(); ++k) {
+    const auto [i, j] = pairs[k];
+    local.insert(local.end(), {double(i), double(j), w[k]});
+  }
   const int size = comm_size(MPI_COMM_WORLD);
   int count = static_cast<int>(local.size());
   std::vector<int> counts(size), displs(size, 0);
@@ -120,6 +121,23 @@ std::map<Pair, double> coordinate_descent(const Problem& p, double theta) {
   return w;
 }
 
+// theta * z for the local edges.
+std::vector<double> scaled_z(const EdgeSet& e, double theta) {
+  std::vector<double> tz = e.z();
+  for (auto& v : tz) v *= theta;
+  return tz;
+}
+
+// sum |got - ref| / sum |ref| over the reference's pairs.
+double relative_l1(const std::map<Pair, double>& got, const std::map<Pair, double>& ref) {
+  double diff = 0, norm = 0;
+  for (const auto& [ij, v] : ref) {
+    diff += std::abs(got.at(ij) - v);
+    norm += std::abs(v);
+  }
+  return diff / norm;
+}
+
 }  // namespace
 
 TEST(EdgeSet, OperatorsMatchDenseReference) {
@@ -128,12 +146,12 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
   EXPECT_EQ(e.global_edges(), static_cast<std::int64_t>(p.z.size()));
   // w_e = some function of the pair; S w vs dense.
   std::vector<double> w(e.local_edges());
-  for (std::int64_t a = 0; a < e.local_nodes(); ++a)
-    for (std::int64_t k = e.anchor_ptr()[a]; k < e.anchor_ptr()[a + 1]; ++k) {
-      const std::int64_t i = e.first_node() + a, j = e.global_id(e.other()[k]);
-      w[k] = 1.0 + std::min(i, j) + 0.01 * std::max(i, j);
-      EXPECT_EQ(e.z()[k], p.z.at({std::min(i, j), std::max(i, j)}));
-    }
+  const auto pairs = e.global_pairs();
+  for (std::int64_t k = 0; k < e.local_edges(); ++k) {
+    const auto [i, j] = pairs[k];
+    w[k] = 1.0 + i + 0.01 * j;
+    EXPECT_EQ(e.z()[k], p.z.at(pairs[k]));
+  }
   auto out = e.make_node_vector(1);
   e.apply_S(w, *out);
   std::vector<double> ref(p.n, 0.0);
@@ -145,7 +163,8 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
   for (std::int64_t i = 0; i < e.local_nodes(); ++i)
     EXPECT_NEAR(out->values()[i], ref[e.first_node() + i], 1e-12);
   // S^T v with v_i = i^2.
-  for (std::int64_t i = 0; i < e.local_nodes(); ++i) out->values()[i] = double((e.first_node() + i) * (e.first_node() + i));
+  for (std::int64_t i = 0; i < e.local_nodes(); ++i)
+    out->values()[i] = double((e.first_node() + i) * (e.first_node() + i));
   std::vector<double> st;
   e.apply_St(*out, st);
   const auto g = gather(e, st);
@@ -177,8 +196,7 @@ TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
   const Problem p = make_problem(40, 5, 5);
   const double theta = 0.7;
   const EdgeSet e = distribute(p);
-  std::vector<double> tz = e.z();
-  for (auto& v : tz) v *= theta;
+  const std::vector<double> tz = scaled_z(e, theta);
   SolverParams sp;
   sp.dual_scale = GetParam();
   sp.tol = 1e-9;
@@ -188,12 +206,7 @@ TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
   EXPECT_TRUE(rep.converged);
   const auto got = gather(e, w);
   const auto ref = coordinate_descent(p, theta);
-  double diff = 0, norm = 0;
-  for (const auto& [ij, v] : ref) {
-    diff += std::abs(got.at(ij) - v);
-    norm += std::abs(v);
-  }
-  EXPECT_LT(diff / norm, 1e-4);
+  EXPECT_LT(relative_l1(got, ref), 1e-4);
   // KKT: grad_e = 2 theta z + 2 w - 1/d_i - 1/d_j is 0 where w > 0 and >= 0 where w = 0.
   std::vector<double> deg(p.n, 0.0);
   for (const auto& [ij, v] : got) deg[ij.first] += v, deg[ij.second] += v;
@@ -213,11 +226,11 @@ TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
   EXPECT_LT(positive, static_cast<int>(p.z.size()));  // the problem is sparse at this theta
   // The objective of the solution is not above that of the reference.
   std::vector<double> wr(e.local_edges());
-  for (std::int64_t a = 0; a < e.local_nodes(); ++a)
-    for (std::int64_t k = e.anchor_ptr()[a]; k < e.anchor_ptr()[a + 1]; ++k) {
-      const std::int64_t i = e.first_node() + a, j = e.global_id(e.other()[k]);
-      wr[k] = ref.at({std::min(i, j), std::max(i, j)});
-    }
+  const auto pairs = e.global_pairs();
+  for (std::int64_t k = 0; k < e.local_edges(); ++k) {
+    const auto [i, j] = pairs[k];
+    wr[k] = ref.at(pairs[k]);
+  }
   EXPECT_LE(log_objective(e, tz, w), log_objective(e, tz, wr) + 1e-8);
 }
 
@@ -227,13 +240,9 @@ TEST(LogModel, DefaultToleranceIsCloseToTheSolution) {
   const Problem p = make_problem(60, 6, 9);
   const double theta = 0.5;
   const EdgeSet e = distribute(p);
-  std::vector<double> tz = e.z();
-  for (auto& v : tz) v *= theta;
+  const std::vector<double> tz = scaled_z(e, theta);
   SolverReport rep;
   const auto got = gather(e, learn_log(e, tz, SolverParams{}, rep));
   EXPECT_TRUE(rep.converged);
-  const auto ref = coordinate_descent(p, theta);
-  double diff = 0, norm = 0;
-  for (const auto& [ij, v] : ref) diff += std::abs(got.at(ij) - v), norm += std::abs(v);
-  EXPECT_LT(diff / norm, 1e-3);
+  EXPECT_LT(relative_l1(got, coordinate_descent(p, theta)), 1e-3);
 }

@@ -67,20 +67,32 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("beta", po::value(&o.beta)->default_value(0.0), "see --alpha");
   add_ann_options(d, o);
   d.add_options()
-      ("tol", po::value(&o.solver.tol)->default_value(1e-5),
+      ("tol", po::value(&o.solver.tol)->default_value(1e-5, "1e-5"),
        "stop when the relative change of primal and dual variables is below this")
       ("max-iter", po::value(&o.solver.max_iterations)->default_value(1000),
        "at most this many primal-dual iterations")
-      ("step", po::value(&o.solver.step)->default_value(0.9),
+      ("step", po::value(&o.solver.step)->default_value(0.9, "0.9"),
        "step size factor in (0,1): gamma = step / (2 + ||S||/c)")
       ("dual-scale", po::value(&o.solver.dual_scale)->default_value(0.0),
        "c: run the iteration on S/c, an equivalent problem that balances primal and dual "
        "progress (1: the reference iteration; 0: choose c from the one-node solutions)")
-      ("prune", po::value(&o.prune)->default_value(1e-4),
+      ("balance-every", po::value(&o.solver.balance_every)->default_value(50),
+       "every this many iterations, halve or double c when the primal and dual relative "
+       "changes differ by more than 10x, at most 8 times (0: keep c fixed)")
+      ("prune", po::value(&o.prune)->default_value(1e-4, "1e-4"),
        "weights at or below this (before scaling) are not written")
       ("progress-every", po::value(&o.progress_every)->default_value(50),
        "print the iteration's progress every this many iterations (0: never)")
-      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
+      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors")
+      ("checkpoint", po::value(&o.checkpoint),
+       "save the learning state (allowed edges, weights, duals) to this HDF5 file, atomically, "
+       "keeping the previous one as FILE.prev; on SIGUSR1 or SIGTERM every rank saves at the "
+       "same iteration and lsgl exits with code 75")
+      ("checkpoint-every", po::value(&o.checkpoint_every)->default_value(0),
+       "iterations between checkpoints (0: only when signalled)")
+      ("resume", po::value(&o.resume),
+       "continue from a checkpoint (same data and parameters; any number of ranks); skips the "
+       "neighbour search");
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
@@ -95,8 +107,8 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
   }
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
-  run_learn(comm, finish(o));
-  return 0;
+  install_interrupt_handlers();
+  return run_learn(comm, finish(o)).interrupted ? kExitInterrupted : 0;
 }
 
 int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {

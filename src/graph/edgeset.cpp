@@ -68,11 +68,13 @@ EdgeSet EdgeSet::from_candidates(MPI_Comm comm, std::int64_t n, const Candidates
   return from_pairs(comm, n, std::move(pairs));
 }
 
-EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs) {
+EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs,
+                            std::vector<double>* values) {
   const int size = comm_size(comm), rank = comm_rank(comm);
   // Ghost indices are PETSc (32-bit) block indices of a 2-valued node vector.
-  collective_check(comm, n * 2 < static_cast<std::int64_t>(std::numeric_limits<PetscInt>::max()),
-                   "n = " + std::to_string(n) + " is too large for this PETSc build (32-bit indices)");
+  collective_check(
+      comm, n * 2 < static_cast<std::int64_t>(std::numeric_limits<PetscInt>::max()),
+      "n = " + std::to_string(n) + " is too large for this PETSc build (32-bit indices)");
   EdgeSet s;
   s.comm_ = comm;
   s.part_ = Partition(n, size);
@@ -95,7 +97,7 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   // (anchor, other) per edge; sort, merge repeats.
   struct Owned {
     std::int64_t a, b;
-    double z;
+    double z, value;
   };
   const std::int64_t lo = s.first_, hi = s.first_ + s.local_nodes_;
   std::vector<Owned> own;
@@ -103,7 +105,7 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   for (const auto& e : mine) {
     const bool even = ((e.i + e.j) & 1) == 0;
     const std::int64_t a = even ? e.i : e.j, b = even ? e.j : e.i;
-    own.push_back({a, b, e.z});
+    own.push_back({a, b, e.z, e.value});
   }
   mine.clear();
   mine.shrink_to_fit();
@@ -114,26 +116,105 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
                         [](const Owned& x, const Owned& y) { return x.a == y.a && x.b == y.b; }),
             own.end());
 
+  collective_check(comm, s.local_nodes_ < INT_MAX, "too many nodes on one rank: use more ranks");
+  const std::int64_t nl = s.local_nodes_;
+
+  // Natural CSR by anchor (edges are sorted by (a, b)).
+  std::vector<std::int64_t> nat(nl + 1, 0);
+  for (const auto& e : own) ++nat[e.a - lo + 1];
+  std::partial_sum(nat.begin(), nat.end(), nat.begin());
+
+  // Breadth-first order of the local nodes over the local-local edges (both directions),
+  // neighbours in ascending global id, new components started at the lowest unvisited node.
+  std::vector<std::int64_t> adj_ptr(nl + 1, 0);
   for (const auto& e : own)
-    if (e.b < lo || e.b >= hi) s.ghosts_.push_back(e.b);
-  std::sort(s.ghosts_.begin(), s.ghosts_.end());
-  s.ghosts_.erase(std::unique(s.ghosts_.begin(), s.ghosts_.end()), s.ghosts_.end());
-  collective_check(comm, s.local_nodes_ + static_cast<std::int64_t>(s.ghosts_.size()) < INT_MAX,
+    if (e.b >= lo && e.b < hi) ++adj_ptr[e.a - lo + 1], ++adj_ptr[e.b - lo + 1];
+  std::partial_sum(adj_ptr.begin(), adj_ptr.end(), adj_ptr.begin());
+  std::vector<std::int32_t> adj(adj_ptr[nl]);
+  {
+    std::vector<std::int64_t> fill(adj_ptr.begin(), adj_ptr.end() - 1);
+    for (const auto& e : own)
+      if (e.b >= lo && e.b < hi) {
+        adj[fill[e.a - lo]++] = static_cast<std::int32_t>(e.b - lo);
+        adj[fill[e.b - lo]++] = static_cast<std::int32_t>(e.a - lo);
+      }
+    for (std::int64_t i = 0; i < nl; ++i)
+      std::sort(adj.begin() + adj_ptr[i], adj.begin() + adj_ptr[i + 1]);
+  }
+  s.row_node_.reserve(nl);
+  std::vector<char> seen(nl, 0);
+  for (std::int64_t start = 0; start < nl; ++start) {
+    if (seen[start]) continue;
+    seen[start] = 1;
+    std::size_t head = s.row_node_.size();
+    s.row_node_.push_back(static_cast<std::int32_t>(start));
+    while (head < s.row_node_.size()) {
+      const std::int32_t u = s.row_node_[head++];
+      for (std::int64_t k = adj_ptr[u]; k < adj_ptr[u + 1]; ++k)
+        if (!seen[adj[k]]) {
+          seen[adj[k]] = 1;
+          s.row_node_.push_back(adj[k]);
+        }
+    }
+  }
+  adj.clear();
+  adj.shrink_to_fit();
+
+  // Rows in that order; ghosts numbered by first use.
+  std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot;  // (global id, slot), sorted
+  for (std::int32_t a : s.row_node_)
+    for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
+      const std::int64_t b = own[k].b;
+      if (b >= lo && b < hi) continue;
+      ghost_slot.push_back({b, 0});
+    }
+  {
+    // First use order: stable unique by global id keeping the first position.
+    for (std::size_t t = 0; t < ghost_slot.size(); ++t)
+      ghost_slot[t].second = static_cast<std::int32_t>(t);
+    std::stable_sort(ghost_slot.begin(), ghost_slot.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    ghost_slot.erase(std::unique(ghost_slot.begin(), ghost_slot.end(),
+                                 [](const auto& x, const auto& y) { return x.first == y.first; }),
+                     ghost_slot.end());
+    std::vector<std::pair<std::int32_t, std::int64_t>> by_use;  // (first position, global id)
+    by_use.reserve(ghost_slot.size());
+    for (const auto& [g, pos] : ghost_slot) by_use.push_back({pos, g});
+    std::sort(by_use.begin(), by_use.end());
+    s.ghosts_.reserve(by_use.size());
+    for (std::size_t t = 0; t < by_use.size(); ++t) s.ghosts_.push_back(by_use[t].second);
+    for (auto& gs : ghost_slot) {
+      gs.second = static_cast<std::int32_t>(
+          std::lower_bound(by_use.begin(), by_use.end(), std::make_pair(gs.second, gs.first)) -
+          by_use.begin());
+    }
+  }
+  collective_check(comm, nl + static_cast<std::int64_t>(s.ghosts_.size()) < INT_MAX,
                    "too many nodes and ghost nodes on one rank: use more ranks");
 
-  s.anchor_ptr_.assign(s.local_nodes_ + 1, 0);
-  s.other_.resize(own.size());
-  s.z_.resize(own.size());
-  for (std::size_t e = 0; e < own.size(); ++e) {
-    ++s.anchor_ptr_[own[e].a - lo + 1];
-    const std::int64_t b = own[e].b;
-    s.other_[e] = static_cast<std::int32_t>(
-        b >= lo && b < hi ? b - lo
-                          : s.local_nodes_ + (std::lower_bound(s.ghosts_.begin(), s.ghosts_.end(), b) -
-                                              s.ghosts_.begin()));
-    s.z_[e] = own[e].z;
+  if (values) values->clear();
+  s.row_ptr_.assign(nl + 1, 0);
+  s.other_.reserve(own.size());
+  s.z_.reserve(own.size());
+  for (std::int64_t r = 0; r < nl; ++r) {
+    const std::int32_t a = s.row_node_[r];
+    for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
+      const std::int64_t b = own[k].b;
+      std::int64_t slot;
+      if (b >= lo && b < hi) {
+        slot = b - lo;
+      } else {
+        const auto it = std::lower_bound(
+            ghost_slot.begin(), ghost_slot.end(), std::make_pair(b, std::int32_t(0)),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+        slot = nl + it->second;
+      }
+      s.other_.push_back(static_cast<std::int32_t>(slot));
+      s.z_.push_back(own[k].z);
+      if (values) values->push_back(own[k].value);
+    }
+    s.row_ptr_[r + 1] = static_cast<std::int64_t>(s.other_.size());
   }
-  std::partial_sum(s.anchor_ptr_.begin(), s.anchor_ptr_.end(), s.anchor_ptr_.begin());
   s.global_edges_ = allreduce_sum(comm, static_cast<std::int64_t>(own.size()));
 
   // How many of our nodes other ranks hold as ghosts (for the communication volume report).
@@ -144,6 +225,18 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   return s;
 }
 
+std::vector<std::pair<std::int64_t, std::int64_t>> EdgeSet::global_pairs() const {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out(other_.size());
+  for (std::int64_t r = 0; r < local_nodes_; ++r) {
+    const std::int64_t a = first_ + row_node_[r];
+    for (std::int64_t e = row_ptr_[r]; e < row_ptr_[r + 1]; ++e) {
+      const std::int64_t b = global_id(other_[e]);
+      out[e] = {std::min(a, b), std::max(a, b)};
+    }
+  }
+  return out;
+}
+
 std::unique_ptr<GhostedNodeVector> EdgeSet::make_node_vector(int bs) const {
   return std::make_unique<GhostedNodeVector>(comm_, local_nodes_, ghosts_, bs);
 }
@@ -151,13 +244,13 @@ std::unique_ptr<GhostedNodeVector> EdgeSet::make_node_vector(int bs) const {
 void EdgeSet::apply_S(const std::vector<double>& w, GhostedNodeVector& out) const {
   double* o = out.values();
   std::fill(o, o + local_nodes_ + static_cast<std::int64_t>(ghosts_.size()), 0.0);
-  for (std::int64_t a = 0; a < local_nodes_; ++a) {
+  for (std::int64_t r = 0; r < local_nodes_; ++r) {
     double sum = 0.0;
-    for (std::int64_t e = anchor_ptr_[a]; e < anchor_ptr_[a + 1]; ++e) {
+    for (std::int64_t e = row_ptr_[r]; e < row_ptr_[r + 1]; ++e) {
       sum += w[e];
       o[other_[e]] += w[e];
     }
-    o[a] += sum;
+    o[row_node_[r]] += sum;
   }
   out.reverse_add();
 }
@@ -166,8 +259,10 @@ void EdgeSet::apply_St(GhostedNodeVector& v, std::vector<double>& out) const {
   v.forward();
   const double* x = v.values();
   out.resize(other_.size());
-  for (std::int64_t a = 0; a < local_nodes_; ++a)
-    for (std::int64_t e = anchor_ptr_[a]; e < anchor_ptr_[a + 1]; ++e) out[e] = x[a] + x[other_[e]];
+  for (std::int64_t r = 0; r < local_nodes_; ++r) {
+    const double xa = x[row_node_[r]];
+    for (std::int64_t e = row_ptr_[r]; e < row_ptr_[r + 1]; ++e) out[e] = xa + x[other_[e]];
+  }
 }
 
 double EdgeSet::norm_S(int iterations) const {

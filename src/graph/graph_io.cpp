@@ -24,13 +24,15 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   const int size = comm_size(comm);
   const Partition& part = edges.partition();
   const std::int64_t first = edges.first_node(), nl = edges.local_nodes();
-  const auto& ptr = edges.anchor_ptr();
+  const auto& ptr = edges.row_ptr();
+  const auto& row_node = edges.row_node();
   const auto& other = edges.other();
 
   std::vector<Entry> mine;
   std::vector<std::vector<Entry>> send(size);
-  for (std::int64_t a = 0; a < nl; ++a) {
-    for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
+  for (std::int64_t r = 0; r < nl; ++r) {
+    const std::int64_t a = row_node[r];
+    for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
       if (!(w[e] > threshold)) continue;
       const std::int64_t ga = first + a, gb = edges.global_id(other[e]);
       const double value = w[e] * scale;

@@ -477,4 +477,23 @@ std::vector<std::int64_t> read_labels(MPI_Comm comm, const std::string& path,
   return out;
 }
 
+std::uint64_t fingerprint(MPI_Comm comm, const LocalRows& data) {
+  // FNV-1a over (row index, row bytes) per row; rows combine by addition (order-free).
+  std::uint64_t sum = 0;
+  for (std::int64_t r = 0; r < data.local_rows(); ++r) {
+    std::uint64_t h = 1469598103934665603ULL;
+    auto mix = [&h](const unsigned char* p, std::size_t len) {
+      for (std::size_t t = 0; t < len; ++t) h = (h ^ p[t]) * 1099511628211ULL;
+    };
+    const std::int64_t g = data.begin + r;
+    mix(reinterpret_cast<const unsigned char*>(&g), sizeof g);
+    mix(reinterpret_cast<const unsigned char*>(data.row(r)), sizeof(float) * data.d);
+    sum += h;
+  }
+  std::uint64_t total = 0;
+  MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return total ^ (static_cast<std::uint64_t>(data.n) * 0x9e3779b97f4a7c15ULL) ^
+         static_cast<std::uint64_t>(data.d);
+}
+
 }  // namespace lsgl

@@ -56,13 +56,33 @@ inline double prox_log_conjugate(double y, double gamma) {
 // recomputed from them as max(0, w - D - 2 g z).
 //   nodes: y = v + g S w / c;  p = prox(y);  q = p + g S P / c;  v <- v - y + q
 //   edges: Q = P - g (2 P + S^T p / c);  w <- Q + D  (= w - Y + Q);
-//          then the next iteration's  D = g (2 w + S^T v / c)  (= w - Y),  P = max(0, w - D - 2 g z)
+//          then the next iteration's  D = g (2 w + S^T v / c)  (= w - Y),  P = max(0, w - D - 2 g
+//          z)
 class FbfIteration {
  public:
   FbfIteration(const EdgeSet& edges, const std::vector<double>& tz, double step, double norm_S)
-      : e_(edges), tz_(tz), step_(step), norm_S_(norm_S),
-        w_(edges.local_edges(), 0.0), D_(edges.local_edges(), 0.0), v_(edges.local_nodes(), 0.0),
-        acc_(edges.make_node_vector(2)), pv_(edges.make_node_vector(2)) {}
+      : e_(edges),
+        tz_(tz),
+        step_(step),
+        norm_S_(norm_S),
+        w_(edges.local_edges(), 0.0),
+        D_(edges.local_edges(), 0.0),
+        v_(edges.local_nodes(), 0.0),
+        acc_(edges.make_node_vector(2)),
+        pv_(edges.make_node_vector(2)) {}
+
+  // Continues from a captured state: w, v on S/c.
+  void load(const SolverState& st) {
+    w_ = st.w;
+    v_ = st.v;
+    c_ = st.dual_scale;
+    g_ = step_ / (2.0 * kBeta + norm_S_ / c_);
+    restart();
+  }
+
+  SolverState capture(int iteration, int rescales) const {
+    return SolverState{w_, v_, c_, iteration, rescales};
+  }
 
   double gamma() const { return g_; }
   double scale() const { return c_; }
@@ -118,7 +138,8 @@ class FbfIteration {
   template <bool kFinish>
   void edge_pass(double sums[4]) {
     const std::int64_t nl = e_.local_nodes(), ne = e_.local_edges();
-    const auto& ptr = e_.anchor_ptr();
+    const auto& ptr = e_.row_ptr();
+    const auto& row_node = e_.row_node();
     const std::int32_t* __restrict__ other = e_.other().data();
     const double g = g_, si = 1.0 / c_;
     const double* __restrict__ x = pv_->values();
@@ -129,10 +150,11 @@ class FbfIteration {
     std::fill(s, s + 2 * (nl + static_cast<std::int64_t>(e_.ghosts().size())), 0.0);
     constexpr std::int64_t kAhead = 16;  // prefetch distance for the random node accesses
     double d0 = 0.0, d1 = 0.0;
-    for (std::int64_t a = 0; a < nl; ++a) {
+    for (std::int64_t r = 0; r < nl; ++r) {
+      const std::int64_t a = row_node[r];
       const double pa = x[2 * a], va = x[2 * a + 1];
       double sw = 0.0, sp = 0.0;
-      for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
+      for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
         if (e + kAhead < ne) {
           __builtin_prefetch(x + 2 * other[e + kAhead]);
           __builtin_prefetch(s + 2 * other[e + kAhead], 1);
@@ -178,7 +200,7 @@ class FbfIteration {
 
 std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& tz,
                               const SolverParams& params, SolverReport& report,
-                              const IterationCallback& on_iteration) {
+                              const IterationCallback& on_iteration, const SolverState* start) {
   const std::int64_t nl = edges.local_nodes(), ne = edges.local_edges();
   report.norm_S = edges.norm_S(params.norm_iterations);
   report.bytes_sent_per_iteration = 2 * edges.bytes_sent_per_exchange(2);
@@ -188,20 +210,34 @@ std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& t
       ne * 44 + (nl + static_cast<std::int64_t>(edges.ghosts().size())) * 64 + nl * 16;
 
   FbfIteration fbf(edges, tz, params.step, report.norm_S);
-  fbf.set_scale(params.dual_scale);  // from w = 0, v = 0: D = 0, S w = S P = 0
-  int rescales = 0;
+  int rescales = 0, first = 1;
+  if (start) {
+    fbf.load(*start);
+    rescales = start->rescales;
+    first = start->iteration + 1;
+  } else {
+    fbf.set_scale(params.dual_scale);  // from w = 0, v = 0: D = 0, S w = S P = 0
+  }
   report.converged = false;
+  report.iterations = first - 1;
   const double t0 = MPI_Wtime();
-  for (int it = 1; it <= params.max_iterations; ++it) {
-    double sums[4];
+  for (int it = first; it <= params.max_iterations; ++it) {
+    double sums[5];
     fbf.iterate(sums);
-    MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, edges.comm());
-    report.iterations = it;
-    report.rel_change_primal = relative(sums[0], sums[1]);
-    report.rel_change_dual = relative(sums[2], sums[3]);
-    if (on_iteration) on_iteration(it, report.rel_change_primal, report.rel_change_dual);
-    if (it > 1 && report.rel_change_primal < params.tol && report.rel_change_dual < params.tol) {
-      report.converged = true;
+    sums[4] = params.interrupt && *params.interrupt ? 1.0 : 0.0;
+    MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_DOUBLE, MPI_SUM, edges.comm());
+    IterationInfo info;
+    info.iteration = report.iterations = it;
+    info.rel_change_primal = report.rel_change_primal = relative(sums[0], sums[1]);
+    info.rel_change_dual = report.rel_change_dual = relative(sums[2], sums[3]);
+    info.converged = report.converged =
+        it > 1 && info.rel_change_primal < params.tol && info.rel_change_dual < params.tol;
+    info.interrupted = sums[4] > 0.0;
+    const bool stop =
+        on_iteration && on_iteration(info, [&] { return fbf.capture(it, rescales); });
+    report.iterations_run = it - first + 1;
+    if (info.converged || stop) {
+      report.interrupted = stop && info.interrupted;
       break;
     }
     // Residual balancing: when one side settles 10x faster than the other, move c by 2x toward
@@ -209,7 +245,7 @@ std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& t
     // max_rescales times, so the iteration ends as a plain FBF iteration.
     if (params.balance_every > 0 && it % params.balance_every == 0 &&
         rescales < params.max_rescales) {
-      const double ratio = report.rel_change_primal / report.rel_change_dual;
+      const double ratio = info.rel_change_primal / info.rel_change_dual;
       if (ratio > 10.0 || ratio < 0.1) {
         fbf.set_scale(fbf.scale() * (ratio > 10.0 ? 0.5 : 2.0));
         ++rescales;

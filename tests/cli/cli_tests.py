@@ -6,9 +6,11 @@ with scipy in three lines and be symmetric with weights <= delta.
 Usage: cli_tests.py LSGL MPIEXEC
 """
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import h5py
 import numpy as np
@@ -118,6 +120,60 @@ p = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "lv.h5"), "--
 check("-log_view passes through with one stage per phase",
       p is not None and p.returncode == 0 and all(s in p.stdout for s in ("candidates", "theta", "learn", "write")),
       p.stderr if p else "timeout")
+
+# Checkpoint and resume: a run stopped at iteration 60 (checkpoint at 50) and resumed on 1 and
+# 3 ranks ends with the graph of the uninterrupted run; other parameters are refused.
+ck = os.path.join(tmp, "ck.h5")
+base = ["--input", data, "--k", 6, "--ann", "exact", "--quiet"]
+p = run(2, "learn", *base, "--output", os.path.join(tmp, "part.h5"), "--max-iter", 60,
+        "--checkpoint", ck, "--checkpoint-every", 25)
+check("checkpoint written, previous kept", p is not None and p.returncode == 0 and
+      os.path.exists(ck) and os.path.exists(ck + ".prev"), p.stderr if p else "timeout")
+if 1 in graphs:
+    for ranks in (1, 3):
+        out = os.path.join(tmp, f"resumed{ranks}.h5")
+        p = run(ranks, "learn", *base, "--output", out, "--resume", ck)
+        ok = p is not None and p.returncode == 0
+        rel = abs(load(out)[0] - graphs[1][0]).sum() / abs(graphs[1][0]).sum() if ok else None
+        check(f"resume on {ranks} ranks matches the uninterrupted run", ok and rel < 1e-10,
+              rel if ok else (p.stderr if p else "timeout"))
+p = run(2, "learn", "--input", data, "--k", 5, "--ann", "exact", "--output",
+        os.path.join(tmp, "other.h5"), "--resume", ck)
+check("checkpoint of other parameters refused", p is not None and p.returncode != 0 and
+      "other data or other parameters" in p.stderr, p.stderr if p else "timeout")
+trunc = os.path.join(tmp, "trunc.h5")
+with open(ck, "rb") as f_in, open(trunc, "wb") as f_out:
+    f_out.write(f_in.read()[:2000])
+for name, bad_ck in (("truncated checkpoint refused", trunc),
+                     ("a graph file is not a checkpoint", os.path.join(tmp, "g1.h5"))):
+    p = run(2, "learn", *base, "--output", os.path.join(tmp, "x.h5"), "--resume", bad_ck)
+    check(name, p is not None and p.returncode == 1 and
+          sum(l.startswith("lsgl: error") for l in p.stderr.splitlines()) == 1,
+          p.stderr if p else "timeout")
+
+# SIGUSR1: every rank checkpoints at the same iteration and the run exits with code 75.
+ck2 = os.path.join(tmp, "ck2.h5")
+cmd = [MPIEXEC, "-n", "2", LSGL, "learn", "--input", data, "--k", 6, "--output",
+       os.path.join(tmp, "sig.h5"), "--tol", 1e-300, "--step", 1e-6, "--max-iter", 100000000,
+       "--checkpoint", ck2, "--progress-every", 0]
+proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
+out = ""
+for line in proc.stdout:
+    out += line
+    if line.startswith("[theta"):
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGUSR1)
+        break
+try:
+    rest, err = proc.communicate(timeout=TIMEOUT)
+    out += rest
+    check("SIGUSR1 checkpoints and exits with 75", proc.returncode == 75 and os.path.exists(ck2)
+          and "checkpoint written" in out and not os.path.exists(os.path.join(tmp, "sig.h5")),
+          f"rc={proc.returncode} {err}")
+except subprocess.TimeoutExpired:
+    proc.kill()
+    check("SIGUSR1 checkpoints and exits with 75", False, "hang")
 
 # Bad inputs: one error line from rank 0, non-zero exit, no output file.
 write_h5(os.path.join(tmp, "vec.h5"), "X", np.ones(10, dtype=np.float32))

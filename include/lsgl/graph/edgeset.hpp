@@ -6,12 +6,17 @@
 // Nodes are partitioned in contiguous blocks (lsgl::Partition). An allowed pair {i, j} (i < j)
 // is owned by the rank of i when i + j is even and by the rank of j otherwise, which balances
 // edges across ranks; the owned endpoint is the edge's "anchor", the other its "other" end
-// (a local node or a ghost). Local edges are stored grouped by anchor (CSR), others sorted.
+// (a local node or a ghost). Local edges are stored grouped by anchor (CSR rows), each row sorted
+// by the other end's global id. Rows follow a breadth-first order of the local graph and ghosts
+// are numbered in order of first use, so that an edge pass touches node values that were touched
+// shortly before (cache locality); the order is internal and does not change any result beyond
+// round-off.
 #include <mpi.h>
 #include <petscvec.h>
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"
@@ -24,6 +29,7 @@ struct EdgeEntry {
   std::int64_t i;
   std::int64_t j;
   double z;
+  double value = 0.0;  // carried to the owning rank (e.g. a weight from a checkpoint)
 };
 
 // A node vector with `bs` values per node over local nodes plus this rank's ghosts (a PETSc
@@ -59,8 +65,11 @@ class EdgeSet {
   // Collective. The union of every node's candidate list, each pair once (built from the
   // lists, not from distances: duplicate points at distance 0 stay).
   static EdgeSet from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand);
-  // Collective. From pairs given on any rank (i != j; duplicates and (j, i) repeats merged).
-  static EdgeSet from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs);
+  // Collective. From pairs given on any rank (i != j; duplicates and (j, i) repeats merged,
+  // the first in (i, j, z) order kept). With `values`, returns each local edge's carried value
+  // in edge order.
+  static EdgeSet from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs,
+                            std::vector<double>* values = nullptr);
 
   MPI_Comm comm() const { return comm_; }
   const Partition& partition() const { return part_; }
@@ -71,8 +80,10 @@ class EdgeSet {
   std::int64_t global_edges() const { return global_edges_; }
   const std::vector<std::int64_t>& ghosts() const { return ghosts_; }
 
-  // Edges of local anchor node a are [anchor_ptr[a], anchor_ptr[a+1]).
-  const std::vector<std::int64_t>& anchor_ptr() const { return anchor_ptr_; }
+  // Row r holds the edges [row_ptr[r], row_ptr[r+1]) anchored at local node row_node[r]
+  // (0 <= row_node[r] < local_nodes(); every local node has exactly one row).
+  const std::vector<std::int64_t>& row_ptr() const { return row_ptr_; }
+  const std::vector<std::int32_t>& row_node() const { return row_node_; }
   // Local-form index of each edge's other end: < local_nodes() for a local node, else
   // local_nodes() + position in ghosts().
   const std::vector<std::int32_t>& other() const { return other_; }
@@ -82,6 +93,9 @@ class EdgeSet {
     return local_form_index < local_nodes_ ? first_ + local_form_index
                                            : ghosts_[local_form_index - local_nodes_];
   }
+
+  // Global (i, j), i < j, of every local edge, in edge order. Local.
+  std::vector<std::pair<std::int64_t, std::int64_t>> global_pairs() const;
 
   // A ghosted node vector matching this edge set.
   std::unique_ptr<GhostedNodeVector> make_node_vector(int bs) const;
@@ -104,7 +118,8 @@ class EdgeSet {
   std::int64_t first_ = 0;
   std::int64_t local_nodes_ = 0;
   std::int64_t global_edges_ = 0;
-  std::vector<std::int64_t> anchor_ptr_;
+  std::vector<std::int64_t> row_ptr_;
+  std::vector<std::int32_t> row_node_;
   std::vector<std::int32_t> other_;
   std::vector<double> z_;
   std::vector<std::int64_t> ghosts_;

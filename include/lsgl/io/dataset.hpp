@@ -21,6 +21,10 @@ struct LocalRows {
   const float* row(std::int64_t local) const { return x.data() + local * d; }
 };
 
+// Collective. A 64-bit fingerprint of the whole matrix (n, d and every value), the same on any
+// number of ranks: the sum over rows of a hash of (row index, row bytes), modulo 2^64.
+std::uint64_t fingerprint(MPI_Comm comm, const LocalRows& data);
+
 enum class DataFormat { hdf5, npy, idx };
 
 // Format from the file name: .h5/.hdf5/.he5 -> hdf5, .npy -> npy, anything containing

@@ -2,6 +2,7 @@
 // The log model (seed eq. 3 and 5) on a fixed allowed edge set, solved with the
 // forward-backward-forward primal-dual iteration (Komodakis & Pesquet 2015; Kalofolias 2016
 // Alg. 1) with alpha = beta = 1 on theta * z (seed Prop. 1).
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -25,11 +26,34 @@ struct SolverParams {
   // max_rescales times.
   int balance_every = 50;
   int max_rescales = 8;
+  // When set, a flag raised asynchronously (e.g. by a signal handler) on any rank; it is folded
+  // into the iteration's all-reduce so every rank sees it at the same iteration.
+  const volatile std::sig_atomic_t* interrupt = nullptr;
+};
+
+// Everything needed to continue the iteration exactly where it was (local parts).
+struct SolverState {
+  std::vector<double> w;  // per local edge
+  std::vector<double> v;  // per local node (dual, on S/c)
+  double dual_scale = 1.0;
+  int iteration = 0;      // iterations done
+  int rescales = 0;
+};
+
+// What every rank sees after an iteration (identical on all ranks).
+struct IterationInfo {
+  int iteration = 0;
+  double rel_change_primal = 0.0;
+  double rel_change_dual = 0.0;
+  bool converged = false;
+  bool interrupted = false;  // the interrupt flag was raised on some rank
 };
 
 struct SolverReport {
-  int iterations = 0;
+  int iterations = 0;       // including those done before a resume
+  int iterations_run = 0;   // in this call
   bool converged = false;
+  bool interrupted = false;  // stopped because the interrupt flag was raised
   double rel_change_primal = 0.0;
   double rel_change_dual = 0.0;
   double norm_S = 0.0;
@@ -43,8 +67,11 @@ struct SolverReport {
   int rescales = 0;
 };
 
-// Called on every rank after each iteration (iteration, rel primal, rel dual); for progress.
-using IterationCallback = std::function<void(int, double, double)>;
+// Called on every rank after each iteration, with a function that captures the current state
+// (for checkpoints); returning true stops the iteration (collectively: the caller must decide
+// the same on every rank, e.g. from IterationInfo only).
+using IterationCallback =
+    std::function<bool(const IterationInfo&, const std::function<SolverState()>& capture)>;
 
 // Objective of the log model with alpha = beta = 1 on edge vector w (seed eq. 5, each pair once):
 // 2 w^T tz - sum_i log((S w)_i) + ||w||^2. Collective; +inf when a node has zero degree.
@@ -58,9 +85,11 @@ double log_objective(const EdgeSet& edges, const std::vector<double>& tz,
 double estimate_dual_scale(MPI_Comm comm, const Candidates& cand, double theta);
 
 // Collective. Learns w >= 0 (one per local edge, alpha = beta = 1) for scaled distances
-// tz = theta * z (one per local edge).
+// tz = theta * z (one per local edge), from w = 0, v = 0 or from `start` (a state captured by an
+// earlier run on the same edges, possibly on another number of ranks and redistributed).
 std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& tz,
                               const SolverParams& params, SolverReport& report,
-                              const IterationCallback& on_iteration = nullptr);
+                              const IterationCallback& on_iteration = nullptr,
+                              const SolverState* start = nullptr);
 
 }  // namespace lsgl

@@ -27,6 +27,9 @@ struct LearnOptions {
   double prune = 1e-4;     // weights <= prune (alpha = beta = 1 scale) are not written
   int progress_every = 50;
   bool quiet = false;
+  std::string checkpoint;    // write the learning state here (atomically; previous kept .prev)
+  int checkpoint_every = 0;  // iterations between checkpoints (0: only when interrupted)
+  std::string resume;        // continue from this checkpoint (any number of ranks)
   // Provenance stored in the output file.
   std::string command_line;
   std::string configuration;
@@ -48,9 +51,18 @@ struct LearnSummary {
   double t_read = 0, t_candidates = 0, t_theta = 0, t_learn = 0, t_write = 0, t_total = 0;
   double learn_bandwidth = 0.0;         // effective bytes/s of the iterations, all ranks
   std::int64_t bytes_sent_max = 0;      // largest bytes sent by one rank per iteration
+  bool interrupted = false;  // stopped by SIGUSR1/SIGTERM (checkpointed when asked)
   std::int64_t peak_rss_max = 0;  // largest peak RSS over ranks, bytes
   std::int64_t peak_rss_sum = 0;  // sum of peak RSS over ranks, bytes
 };
+
+// Exit code of `lsgl learn` after SIGUSR1 or SIGTERM: the state was checkpointed (with
+// --checkpoint) at the same iteration on every rank; rerun with --resume to continue.
+constexpr int kExitInterrupted = 75;
+
+// Installs SIGUSR1 and SIGTERM handlers that make a running run_learn stop at its next
+// iteration (every rank at the same one), after writing its checkpoint. Not collective.
+void install_interrupt_handlers();
 
 // Collective. Runs the whole pipeline; throws CollectiveError on bad input.
 LearnSummary run_learn(MPI_Comm comm, const LearnOptions& opt);

@@ -1,0 +1,67 @@
+#pragma once
+// `lsgl eval`: measures of a learned graph, each a named, timed phase with its own PETSc log
+// stage: read (graph, checks, labels) -> degrees -> components -> label propagation -> class
+// connectivity -> diameter -> embedding. Rank 0 prints a table; with a JSON path the report is
+// also written as one JSON object.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lsgl/eval/class_connectivity.hpp"
+#include "lsgl/eval/diameter.hpp"
+#include "lsgl/eval/graph_stats.hpp"
+#include "lsgl/eval/label_propagation.hpp"
+#include "lsgl/eval/spectral_embedding.hpp"
+
+namespace lsgl {
+
+struct EvalOptions {
+  std::string graph;                        // graph file (the output contract of `lsgl learn`)
+  std::string labels;                       // optional: IDX, .npy or HDF5 labels, one per node
+  std::string labels_dataset = "/labels";   // HDF5 dataset of the labels
+  int max_classes = 256;
+  LabelPropagationParams lp;                // fraction (default 0.01), seed, rtol, ...
+  bool diameter = true;
+  DiameterParams diameter_params;
+  std::string embedding;                    // optional HDF5 output of the spectral embedding
+  EmbeddingParams embedding_params;
+  std::string json;                         // optional JSON report
+  bool quiet = false;                       // no phase times, no table
+  std::string command_line;
+};
+
+struct EvalReport {
+  std::string graph;
+  int ranks = 1;
+  GraphCleaning cleaning;
+  GraphStats stats;
+  std::int64_t components = 0, largest_component = 0, singleton_components = 0;
+  int component_rounds = 0;
+  bool has_labels = false;
+  LabelPropagationResult lp;        // per-node vectors cleared
+  LabelPropagationParams lp_params;
+  ClassConnectivity connectivity;
+  bool has_diameter = false;
+  DiameterResult diameter;
+  bool has_embedding = false;
+  std::string embedding_path;
+  LaplacianKind embedding_kind = LaplacianKind::combinatorial;
+  std::vector<double> eigenvalues, eigen_residuals;
+  std::string eigen_solver;
+  int eigen_iterations = 0;
+  std::int64_t embedding_component_nodes = 0;
+  std::vector<std::pair<std::string, double>> seconds;  // per measure, then "total"
+};
+
+// Collective. Runs every measure the options ask for; throws CollectiveError on every rank on
+// bad input (missing graph, labels of the wrong length, unwritable outputs, ...).
+EvalReport run_eval(MPI_Comm comm, const EvalOptions& options);
+
+// Local. The report as one JSON object (non-finite numbers as null), and as the rank-0 table.
+std::string eval_report_json(const EvalReport& r);
+std::string eval_report_table(const EvalReport& r);
+
+}  // namespace lsgl
