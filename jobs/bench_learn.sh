@@ -3,8 +3,10 @@
 # average degree, the learning iteration's effective bandwidth next to a STREAM-like triad
 # measured in the same run, and the bytes each rank sends per iteration.
 #   usage: jobs/bench_learn.sh [RANKS]      (default 2; run from anywhere after jobs/install.sh)
-# Cases: Fashion-MNIST 60,000 x 784 (k = 10) and a generated 1,000,000 x 68 set (k = 5, clusters
-# on an 8-dimensional latent space mapped linearly to 68 features plus noise).
+# Cases: Fashion-MNIST 60,000 x 784 (k = 10); a generated 1,000,000 x 68 set (k = 5, clusters
+# on an 8-dimensional latent space mapped linearly to 68 features plus noise, rows in random
+# order); a 256 x 256 grid seen through 40 smooth signals (k = 4, rows in grid order, so few
+# edges cross ranks: the bytes sent per iteration follow the crossing edges, not n).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source jobs/env.sh
@@ -23,6 +25,11 @@ if [ ! -f "$work/latent-1m.h5" ]; then
     --output "$work/latent-1m.h5"
 fi
 
+if [ ! -f "$work/grid-256.h5" ]; then
+  mpirun -n "$ranks" $lsgl generate --kind manifold --a 256 --b 256 --signals 40 \
+    --output "$work/grid-256.h5"
+fi
+
 run_case() {  # name, then lsgl learn arguments
   local name=$1; shift
   local log="$work/$name.log"
@@ -38,3 +45,5 @@ echo; echo "== Fashion-MNIST 60,000 x 784, k = 10"
 run_case fashion-mnist --input /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz --k 10
 echo; echo "== generated 1,000,000 x 68 (latent dimension 8), k = 5"
 run_case latent-1m --input "$work/latent-1m.h5" --k 5
+echo; echo "== manifold 256 x 256 grid, 40 signals, k = 4"
+run_case grid-256 --input "$work/grid-256.h5" --k 4

@@ -104,7 +104,7 @@ std::string problem_key(const LearnOptions& o, const LocalRows& data, std::uint6
   AnnParams ann = o.ann;
   ann.threads = 1;
   std::ostringstream k;
-  k.precision(17);
+  k.precision(12);
   k << "n=" << data.n << " d=" << data.d << " data=" << std::hex << print << std::dec
     << " k=" << o.k << " r=" << o.r << " theta=" << o.theta << " alpha=" << o.alpha
     << " beta=" << o.beta << " ann=[" << ann.describe() << "] seed=" << o.seed
@@ -113,11 +113,9 @@ std::string problem_key(const LearnOptions& o, const LocalRows& data, std::uint6
   return k.str();
 }
 
-}  // namespace
-
-namespace {
 volatile std::sig_atomic_t g_interrupt = 0;
 extern "C" void on_interrupt(int) { g_interrupt = 1; }
+
 }  // namespace
 
 void install_interrupt_handlers() {
@@ -242,6 +240,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     double seconds = s.solver.iteration_seconds;
     MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
     s.learn_bandwidth = seconds > 0 ? moved / seconds : 0.0;
+    s.ms_per_iteration = 1e3 * seconds / std::max(1, s.solver.iterations_run);
     s.bytes_sent_max = allreduce_max(comm, s.solver.bytes_sent_per_iteration);
   }
 
@@ -308,7 +307,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     std::printf(
         "  learning           %.2f ms per iteration, %.2f GB/s effective, at most %lld "
         "bytes sent per rank and iteration\n",
-        1e3 * s.t_learn / std::max(1, s.solver.iterations), s.learn_bandwidth / 1e9,
+        s.ms_per_iteration, s.learn_bandwidth / 1e9,
         (long long)s.bytes_sent_max);
     std::printf(
         "  phases             read %.2f s, candidates %.2f s, theta %.2f s, learn %.2f s, "

@@ -49,6 +49,7 @@ struct LearnSummary {
   std::int64_t isolated_nodes = 0;
   SolverReport solver;
   double t_read = 0, t_candidates = 0, t_theta = 0, t_learn = 0, t_write = 0, t_total = 0;
+  double ms_per_iteration = 0.0;        // wall time of one iteration (slowest rank)
   double learn_bandwidth = 0.0;         // effective bytes/s of the iterations, all ranks
   std::int64_t bytes_sent_max = 0;      // largest bytes sent by one rank per iteration
   bool interrupted = false;  // stopped by SIGUSR1/SIGTERM (checkpointed when asked)
