@@ -1,6 +1,8 @@
 #include "lsgl/graph/graph_io.hpp"
 
 #include <algorithm>
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -77,8 +79,11 @@ void check_writable(MPI_Comm comm, const std::string& path) {
   std::string message;
   if (comm_rank(comm) == 0) {
     const std::string tmp = temporary_name(path);
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) {
+    struct stat st {};
+    std::FILE* f = nullptr;
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      message = "output '" + path + "' exists and is not a regular file";
+    } else if (!(f = std::fopen(tmp.c_str(), "wb"))) {
       message = "cannot write output '" + path + "': " + std::strerror(errno);
     } else {
       std::fclose(f);

@@ -13,7 +13,42 @@
 namespace lsgl {
 
 namespace {
+
 const char* kFormat = "lsgl-checkpoint-1";
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 31);
+}
+
+std::uint64_t bits(double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+// Collective. Checksum of the stored arrays, independent of how they are split over ranks: the
+// sum (mod 2^64) of a hash of (position, values) per edge and per node.
+std::uint64_t checksum(MPI_Comm comm, std::int64_t edge_offset, const std::vector<std::int64_t>& i,
+                       const std::vector<std::int64_t>& j, const std::vector<double>& z,
+                       const std::vector<double>& w, std::int64_t node_offset,
+                       const std::vector<double>& v) {
+  std::uint64_t sum = 0;
+  for (std::size_t e = 0; e < i.size(); ++e)
+    sum += mix(mix(mix(mix(mix(1, edge_offset + e), i[e]), j[e]), bits(z[e])), bits(w[e]));
+  for (std::size_t t = 0; t < v.size(); ++t) sum += mix(mix(2, node_offset + t), bits(v[t]));
+  std::uint64_t total = 0;
+  MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return total;
+}
+
+std::string hex(std::uint64_t x) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+  return buf;
+}
+
 }  // namespace
 
 void write_checkpoint(const std::string& path, const EdgeSet& edges, const SolverState& state,
@@ -46,6 +81,8 @@ void write_checkpoint(const std::string& path, const EdgeSet& edges, const Solve
     h5::set_attr(f, "/checkpoint", "iteration", std::int64_t(state.iteration));
     h5::set_attr(f, "/checkpoint", "rescales", std::int64_t(state.rescales));
     h5::set_attr(f, "/checkpoint", "dual_scale", state.dual_scale);
+    h5::set_attr(f, "/checkpoint", "checksum",
+                 hex(checksum(comm, offset, i, j, edges.z(), state.w, edges.first_node(), state.v)));
     f.close();
   } catch (...) {
     if (rank == 0) std::remove(tmp.c_str());
@@ -53,8 +90,11 @@ void write_checkpoint(const std::string& path, const EdgeSet& edges, const Solve
   }
   std::string message;
   if (rank == 0) {
+    // The previous checkpoint becomes a hard link FILE.prev, then the new one atomically
+    // replaces FILE: at every moment FILE is a complete checkpoint.
     const std::string prev = path + ".prev";
-    if (access(path.c_str(), F_OK) == 0 && std::rename(path.c_str(), prev.c_str()) != 0)
+    std::remove(prev.c_str());
+    if (access(path.c_str(), F_OK) == 0 && link(path.c_str(), prev.c_str()) != 0)
       message = "cannot keep the previous checkpoint as '" + prev + "': " + std::strerror(errno);
     else if (std::rename(tmp.c_str(), path.c_str()) != 0)
       message = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
@@ -96,14 +136,22 @@ LoadedCheckpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
   bool ok = true;
   std::vector<EdgeEntry> pairs(static_cast<std::size_t>(cnt));
   for (std::int64_t e = 0; e < cnt; ++e) {
-    ok = ok && i[e] >= 0 && i[e] < j[e] && j[e] < n && std::isfinite(z[e]) && std::isfinite(w[e]);
+    // (w is the iterate, which may be slightly negative before convergence.)
+    ok = ok && i[e] >= 0 && i[e] < j[e] && j[e] < n && std::isfinite(z[e]) && z[e] >= 0 &&
+         std::isfinite(w[e]);
     pairs[e] = {i[e], j[e], z[e], w[e]};
   }
   collective_check(comm, ok, "checkpoint '" + path + "' holds invalid edges");
 
+  const Partition nodes(n, comm_size(comm));
+  const auto v = h5::read_1d<double>(f, "/checkpoint/v", nodes.begin(rank), nodes.count(rank));
+  const std::string stored = h5::get_attr_string(f, "/checkpoint", "checksum");
+  collective_check(comm, hex(checksum(comm, off, i, j, z, w, nodes.begin(rank), v)) == stored,
+                   "checkpoint '" + path + "' is corrupted (checksum mismatch)");
+
   SolverState state;
   EdgeSet edges = EdgeSet::from_pairs(comm, n, std::move(pairs), &state.w);
-  state.v = h5::read_1d<double>(f, "/checkpoint/v", edges.first_node(), edges.local_nodes());
+  state.v = v;
   state.iteration = static_cast<int>(h5::get_attr_int(f, "/checkpoint", "iteration"));
   state.rescales = static_cast<int>(h5::get_attr_int(f, "/checkpoint", "rescales"));
   state.dual_scale = h5::get_attr_double(f, "/checkpoint", "dual_scale");

@@ -128,6 +128,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   const double t_start = MPI_Wtime();
   validate(comm, o);
   check_writable(comm, o.output);
+  if (!o.checkpoint.empty()) check_writable(comm, o.checkpoint);
   LearnSummary s;
   const int m = static_cast<int>(std::lround(o.r * o.k));
   s.candidates_per_node = m;

@@ -46,7 +46,8 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
 LocalCsr read_graph(MPI_Comm comm, const std::string& path);
 
 // Collective. Fails with a clear CollectiveError early if `path` cannot be created (missing or
-// read-only directory), without leaving a file behind.
+// read-only directory) or exists and is not a regular file (a device, a directory), without
+// leaving a file behind.
 void check_writable(MPI_Comm comm, const std::string& path);
 
 // The temporary name used while writing `path`.
