@@ -19,17 +19,17 @@
 namespace lsgl {
 
 struct EvalOptions {
-  std::string graph;                        // graph file (the output contract of `lsgl learn`)
-  std::string labels;                       // optional: IDX, .npy or HDF5 labels, one per node
-  std::string labels_dataset = "/labels";   // HDF5 dataset of the labels
+  std::string graph;                       // graph file (the output contract of `lsgl learn`)
+  std::string labels;                      // optional: IDX, .npy or HDF5 labels, one per node
+  std::string labels_dataset = "/labels";  // HDF5 dataset of the labels
   int max_classes = 256;
-  LabelPropagationParams lp;                // fraction (default 0.01), seed, rtol, ...
+  LabelPropagationParams lp;  // fraction (default 0.01), seed, rtol, ...
   bool diameter = true;
   DiameterParams diameter_params;
-  std::string embedding;                    // optional HDF5 output of the spectral embedding
+  std::string embedding;  // optional HDF5 output of the spectral embedding
   EmbeddingParams embedding_params;
-  std::string json;                         // optional JSON report
-  bool quiet = false;                       // no phase times, no table
+  std::string json;    // optional JSON report
+  bool quiet = false;  // no phase times, no table
   std::string command_line;
 };
 
@@ -41,7 +41,7 @@ struct EvalReport {
   std::int64_t components = 0, largest_component = 0, singleton_components = 0;
   int component_rounds = 0;
   bool has_labels = false;
-  LabelPropagationResult lp;        // per-node vectors cleared
+  LabelPropagationResult lp;  // per-node vectors cleared
   LabelPropagationParams lp_params;
   ClassConnectivity connectivity;
   bool has_diameter = false;

@@ -1,0 +1,42 @@
+#pragma once
+// Validation and basic statistics of a graph held as row blocks of its symmetric weight matrix W
+// (LocalCsr, as read by read_graph). The eval measures all work on the cleaned graph: no self
+// loops, no stored zeros, columns sorted, W symmetric.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "lsgl/graph/graph_io.hpp"
+
+namespace lsgl {
+
+struct GraphCleaning {
+  std::int64_t self_loops = 0;  // diagonal entries dropped
+  std::int64_t zeros = 0;       // stored zero weights dropped
+};
+
+// Collective. Checks `m` and makes it the cleaned graph: throws CollectiveError on every rank
+// (one line naming the first offending row, 0-based) when a column index is outside [0, n),
+// columns are not strictly increasing in a row, a weight is negative, NaN or Inf, or W is not
+// symmetric (W[j][i] must equal W[i][j] exactly; the check sends every off-rank entry to the
+// owner of its column once). Self loops and zero weights are removed and counted. `what` names
+// the graph in messages (e.g. the file name).
+GraphCleaning check_and_clean_graph(MPI_Comm comm, LocalCsr& m, const std::string& what);
+
+struct GraphStats {
+  std::int64_t n = 0;
+  std::int64_t nnz = 0;     // stored entries of W (both (i,j) and (j,i))
+  std::int64_t edges = 0;   // undirected edges = nnz / 2
+  double total_weight = 0;  // sum of the edge weights, each undirected edge once (= ||W||_1,1 / 2)
+  double avg_degree = 0;    // nnz / n (neighbours per node), as the graph file's avg_degree
+  std::int64_t degree_min = 0, degree_max = 0;              // neighbours per node
+  double weighted_degree_min = 0, weighted_degree_max = 0;  // row sums of W
+  double weighted_degree_mean = 0;
+  std::int64_t isolated = 0;  // nodes without any neighbour
+};
+
+// Collective. Statistics of a cleaned graph (a few all-reduces).
+GraphStats graph_stats(MPI_Comm comm, const LocalCsr& m);
+
+}  // namespace lsgl

@@ -1,0 +1,71 @@
+// `lsgl eval`: options -> pipeline.
+#include "commands_impl.hpp"
+#include "lsgl/pipeline/eval.hpp"
+#include "lsgl/util/error.hpp"
+#include "options.hpp"
+
+namespace lsgl::cli {
+
+int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
+                 const std::string& command_line) {
+  EvalOptions o;
+  std::string laplacian;
+  bool no_diameter = false;
+  po::options_description d("lsgl eval options");
+  d.add_options()
+      ("graph", po::value(&o.graph), "graph file written by 'lsgl learn' (HDF5, /graph CSR)")
+      ("labels", po::value(&o.labels),
+       "labels, one integer per node: IDX/IDX.gz, .npy (int64/int32/uint8) or HDF5 (with "
+       "--labels-dataset); enables label propagation and class connectivity")
+      ("labels-dataset", po::value(&o.labels_dataset)->default_value("/labels"),
+       "HDF5 dataset holding the labels")
+      ("known-fraction", po::value(&o.lp.fraction)->default_value(0.01, "0.01"),
+       "label propagation: share of nodes whose label is given (chosen by --seed)")
+      ("seed", po::value(&o.lp.seed)->default_value(1), "seed choosing the known nodes")
+      ("lp-rtol", po::value(&o.lp.rtol)->default_value(1e-6, "1e-6"),
+       "label propagation: relative tolerance of each CG solve (PETSc options -lp_...)")
+      ("lp-max-iter", po::value(&o.lp.max_iterations)->default_value(10000),
+       "label propagation: at most this many CG iterations per class")
+      ("max-classes", po::value(&o.max_classes)->default_value(256),
+       "refuse labels with more distinct values than this")
+      ("diameter-exact-max", po::value(&o.diameter_params.exact_max_nodes)->default_value(5000),
+       "exact hop diameter (all-sources BFS) when the largest component has at most this many "
+       "nodes; beyond, an iterated double-sweep lower bound")
+      ("diameter-bfs", po::value(&o.diameter_params.bfs_runs)->default_value(4),
+       "BFS runs of the double-sweep lower bound")
+      ("no-diameter", po::bool_switch(&no_diameter), "skip the diameter")
+      ("embedding", po::value(&o.embedding),
+       "write the spectral embedding (/embedding/vectors n x m, /embedding/values) to this HDF5 "
+       "file (SLEPc; PETSc options -emb_...)")
+      ("eigenvectors", po::value(&o.embedding_params.vectors)->default_value(2),
+       "m: non-trivial Laplacian eigenvectors in the embedding")
+      ("laplacian", po::value(&laplacian)->default_value("combinatorial"),
+       "embedding Laplacian: combinatorial (D - W) or normalized (I - D^-1/2 W D^-1/2)")
+      ("eig-tol", po::value(&o.embedding_params.tol)->default_value(1e-8, "1e-8"),
+       "embedding: relative residual tolerance of the eigenpairs")
+      ("json", po::value(&o.json), "also write the report as one JSON object to this file")
+      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
+  add_common_options(d);
+  const Parsed p = parse(comm, args, d);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl eval --graph GRAPH.h5 [--labels LABELS] [--json "
+               "OUT.json]\n                  [--embedding EMB.h5 --eigenvectors m] [options]\n"
+               "\nMeasures a graph: degrees, connected components, label propagation (Zhu et al. "
+               "2003, harmonic\nsolution) from a seeded share of known labels, the share of weight "
+               "between classes and on\nwrong edges, the hop diameter of the largest component, "
+               "and optionally a spectral embedding.\n",
+               d);
+    return 0;
+  }
+  collective_check(comm, laplacian == "combinatorial" || laplacian == "normalized",
+                   "--laplacian must be 'combinatorial' or 'normalized' (got '" + laplacian + "')");
+  o.embedding_params.kind =
+      laplacian == "normalized" ? LaplacianKind::normalized : LaplacianKind::combinatorial;
+  o.diameter = !no_diameter;
+  o.command_line = command_line;
+  run_eval(comm, o);
+  return 0;
+}
+
+}  // namespace lsgl::cli

@@ -1,0 +1,402 @@
+// `lsgl eval`: named, timed phases over the measures in src/eval/; rank-0 table and JSON report.
+#include "lsgl/pipeline/eval.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "lsgl/eval/components.hpp"
+#include "lsgl/graph/csr_ghosts.hpp"
+#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+#include "lsgl/util/petsc.hpp"
+
+namespace lsgl {
+
+namespace {
+
+// Times one phase on every rank (barrier before and after) inside its own PETSc log stage.
+template <class Fn>
+void timed_phase(MPI_Comm comm, const char* name, bool verbose, EvalReport& r, Fn&& fn) {
+  LogStage stage(name);
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  fn();
+  MPI_Barrier(comm);
+  const double dt = MPI_Wtime() - t0;
+  r.seconds.emplace_back(name, dt);
+  if (verbose) {
+    std::printf("[%-18s] %8.2f s\n", name, dt);
+    std::fflush(stdout);
+  }
+}
+
+void validate(MPI_Comm comm, const EvalOptions& o) {
+  collective_check(comm, !o.graph.empty(), "--graph is required");
+  collective_check(comm, o.lp.fraction > 0 && o.lp.fraction <= 1,
+                   "--known-fraction must be in (0, 1]");
+  collective_check(comm, o.lp.rtol > 0 && o.lp.max_iterations >= 1,
+                   "--lp-rtol must be positive and --lp-max-iter at least 1");
+  collective_check(comm, o.max_classes >= 1, "--max-classes must be at least 1");
+  collective_check(comm, o.diameter_params.exact_max_nodes >= 0,
+                   "--diameter-exact-max must be >= 0");
+  collective_check(comm, o.diameter_params.bfs_runs >= 1, "--diameter-bfs must be at least 1");
+  collective_check(comm, o.embedding_params.vectors >= 1, "--eigenvectors must be at least 1");
+  collective_check(comm, o.embedding_params.tol > 0, "--eig-tol must be positive");
+  for (const std::string* out : {&o.json, &o.embedding}) {
+    collective_check(comm, out->empty() || (*out != o.graph && *out != o.labels),
+                     "output '" + *out + "' must not be an input file");
+  }
+  collective_check(comm, o.json.empty() || o.json != o.embedding,
+                   "--json and --embedding must be different files");
+}
+
+// --- a tiny JSON emitter ------------------------------------------------------------------
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string json_number(std::int64_t v) { return std::to_string(v); }
+std::string json_unsigned(std::uint64_t v) { return std::to_string(v); }
+std::string json_number(int v) { return std::to_string(v); }
+std::string json_bool(bool v) { return v ? "true" : "false"; }
+
+template <class T>
+std::string json_array(const std::vector<T>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_number(v[i]);
+  return out + "]";
+}
+
+// Builds one object: add(key, already-encoded value).
+class JsonObject {
+ public:
+  explicit JsonObject(int indent = 0) : indent_(indent) {}
+  JsonObject& add(const std::string& key, const std::string& encoded) {
+    items_.push_back(json_string(key) + ": " + encoded);
+    return *this;
+  }
+  std::string str() const {
+    const std::string pad(indent_ + 2, ' '), end(indent_, ' ');
+    std::string out = "{\n";
+    for (std::size_t i = 0; i < items_.size(); ++i)
+      out += pad + items_[i] + (i + 1 < items_.size() ? ",\n" : "\n");
+    return out + end + "}";
+  }
+
+ private:
+  int indent_;
+  std::vector<std::string> items_;
+};
+
+void write_text_file(MPI_Comm comm, const std::string& path, const std::string& text) {
+  std::string message;
+  if (comm_rank(comm) == 0) {
+    const std::string tmp = temporary_name(path);
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (f) ok = std::fclose(f) == 0 && ok;
+    if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
+    if (!ok) {
+      std::remove(tmp.c_str());
+      message = "cannot write '" + path + "'";
+    }
+  }
+  collective_check(comm, message.empty(), message);
+}
+
+}  // namespace
+
+EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
+  const bool talk = comm_rank(comm) == 0 && !o.quiet;
+  const double t_start = MPI_Wtime();
+  validate(comm, o);
+  if (!o.json.empty()) check_writable(comm, o.json);
+  if (!o.embedding.empty()) check_writable(comm, o.embedding);
+  EvalReport r;
+  r.graph = o.graph;
+  r.ranks = comm_size(comm);
+  r.lp_params = o.lp;
+
+  LocalCsr m;
+  NodeLabels labels;
+  std::unique_ptr<CsrGhosts> ghosts;
+  timed_phase(comm, "read", talk, r, [&] {
+    m = read_graph(comm, o.graph);
+    r.cleaning = check_and_clean_graph(comm, m, o.graph);
+    if (!o.labels.empty())
+      labels = read_node_labels(comm, o.labels, o.labels_dataset, m.n, m.begin, m.local_rows(),
+                                o.max_classes);
+    ghosts = std::make_unique<CsrGhosts>(comm, m);
+  });
+  r.has_labels = !o.labels.empty();
+
+  timed_phase(comm, "degrees", talk, r, [&] { r.stats = graph_stats(comm, m); });
+
+  Components comp;
+  timed_phase(comm, "components", talk, r, [&] {
+    comp = connected_components(*ghosts, m);
+    r.components = comp.count;
+    r.largest_component = comp.largest_size;
+    r.singleton_components = comp.singletons;
+    r.component_rounds = comp.rounds;
+  });
+
+  if (r.has_labels) {
+    timed_phase(comm, "label_propagation", talk, r, [&] {
+      const std::vector<char> known =
+          select_known_nodes(comm, m.n, m.begin, m.local_rows(), o.lp.fraction, o.lp.seed);
+      r.lp = propagate_labels(*ghosts, m, comp, labels, known, o.lp);
+      r.lp.known_flag.clear();
+      r.lp.prediction.clear();
+      r.lp.scores.clear();
+    });
+    if (talk && !r.lp.converged)
+      std::printf("  warning: a label propagation solve did not reach --lp-rtol\n");
+    timed_phase(comm, "class_connectivity", talk, r,
+                [&] { r.connectivity = class_connectivity(*ghosts, m, labels); });
+  }
+
+  if (o.diameter) {
+    timed_phase(comm, "diameter", talk, r,
+                [&] { r.diameter = hop_diameter(*ghosts, m, comp, o.diameter_params); });
+    r.has_diameter = true;
+  }
+
+  if (!o.embedding.empty()) {
+    timed_phase(comm, "embedding", talk, r, [&] {
+      const Embedding e = spectral_embedding(*ghosts, m, comp, o.embedding_params);
+      write_embedding(comm, o.embedding, e, m, o.graph, o.embedding_params.kind);
+      r.eigenvalues = e.values;
+      r.eigen_residuals = e.residuals;
+      r.eigen_solver = e.solver;
+      r.eigen_iterations = e.iterations;
+      r.embedding_component_nodes = e.component_nodes;
+    });
+    r.has_embedding = true;
+    r.embedding_path = o.embedding;
+    r.embedding_kind = o.embedding_params.kind;
+  }
+  MPI_Barrier(comm);
+  r.seconds.emplace_back("total", MPI_Wtime() - t_start);
+
+  if (talk) {
+    std::fputs(eval_report_table(r).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  if (!o.json.empty()) write_text_file(comm, o.json, eval_report_json(r) + "\n");
+  return r;
+}
+
+std::string eval_report_json(const EvalReport& r) {
+  const GraphStats& s = r.stats;
+  JsonObject top;
+  top.add("graph", json_string(r.graph)).add("ranks", json_number(r.ranks));
+  top.add("n", json_number(s.n)).add("nnz", json_number(s.nnz)).add("edges", json_number(s.edges));
+  top.add("total_weight", json_number(s.total_weight));
+  top.add("avg_degree", json_number(s.avg_degree));
+  top.add("degree", JsonObject(2)
+                        .add("min", json_number(s.degree_min))
+                        .add("max", json_number(s.degree_max))
+                        .add("mean", json_number(s.avg_degree))
+                        .str());
+  top.add("weighted_degree", JsonObject(2)
+                                 .add("min", json_number(s.weighted_degree_min))
+                                 .add("max", json_number(s.weighted_degree_max))
+                                 .add("mean", json_number(s.weighted_degree_mean))
+                                 .str());
+  top.add("isolated", json_number(s.isolated));
+  top.add("self_loops_dropped", json_number(r.cleaning.self_loops));
+  top.add("zero_weights_dropped", json_number(r.cleaning.zeros));
+  top.add("components", json_number(r.components));
+  top.add("largest_component", json_number(r.largest_component));
+  top.add("singleton_components", json_number(r.singleton_components));
+  top.add("component_rounds", json_number(r.component_rounds));
+  if (r.has_labels) {
+    const LabelPropagationResult& lp = r.lp;
+    top.add("label_propagation", JsonObject(2)
+                                     .add("fraction", json_number(r.lp_params.fraction))
+                                     .add("seed", json_unsigned(r.lp_params.seed))
+                                     .add("known", json_number(lp.known))
+                                     .add("unknown", json_number(lp.unknown))
+                                     .add("correct", json_number(lp.correct))
+                                     .add("accuracy", json_number(lp.accuracy))
+                                     .add("accuracy_reachable", json_number(lp.accuracy_reachable))
+                                     .add("unreachable", json_number(lp.unreachable))
+                                     .add("solver", json_string(lp.solver))
+                                     .add("rtol", json_number(r.lp_params.rtol))
+                                     .add("solves", json_number(lp.solves))
+                                     .add("iterations_total", json_number(lp.iterations_total))
+                                     .add("iterations_max", json_number(lp.iterations_max))
+                                     .add("converged", json_bool(lp.converged))
+                                     .str());
+    const ClassConnectivity& c = r.connectivity;
+    const std::size_t C = c.classes.size();
+    std::string share = "[";
+    std::vector<double> within(C);
+    for (std::size_t a = 0; a < C; ++a) {
+      std::vector<double> row(c.share.begin() + a * C, c.share.begin() + (a + 1) * C);
+      within[a] = row[a];
+      share += (a ? ", " : "") + json_array(row);
+    }
+    share += "]";
+    top.add("class_connectivity", JsonObject(2)
+                                      .add("labels", json_array(c.classes))
+                                      .add("nodes", json_array(c.nodes))
+                                      .add("within", json_array(within))
+                                      .add("share", share)
+                                      .str());
+    top.add("wrong_edge_share", json_number(c.wrong_share));
+  } else {
+    top.add("label_propagation", "null").add("class_connectivity", "null");
+    top.add("wrong_edge_share", "null");
+  }
+  if (r.has_diameter) {
+    top.add("diameter", json_number(r.diameter.diameter));
+    top.add("diameter_exact", json_bool(r.diameter.exact));
+    top.add("diameter_upper_bound", json_number(r.diameter.upper_bound));
+    top.add("diameter_component_nodes", json_number(r.diameter.component_nodes));
+    top.add("diameter_method", json_string(r.diameter.method));
+  } else {
+    top.add("diameter", "null").add("diameter_exact", "null");
+  }
+  if (r.has_embedding) {
+    top.add("embedding", JsonObject(2)
+                             .add("path", json_string(r.embedding_path))
+                             .add("laplacian", json_string(laplacian_name(r.embedding_kind)))
+                             .add("vectors", json_number(static_cast<int>(r.eigenvalues.size())))
+                             .add("component_nodes", json_number(r.embedding_component_nodes))
+                             .add("eigenvalues", json_array(r.eigenvalues))
+                             .add("residuals", json_array(r.eigen_residuals))
+                             .add("solver", json_string(r.eigen_solver))
+                             .add("iterations", json_number(r.eigen_iterations))
+                             .str());
+  } else {
+    top.add("embedding", "null");
+  }
+  JsonObject sec(2);
+  for (const auto& [name, t] : r.seconds) sec.add(name, json_number(t));
+  top.add("seconds", sec.str());
+  return top.str();
+}
+
+std::string eval_report_table(const EvalReport& r) {
+  const GraphStats& s = r.stats;
+  std::ostringstream o;
+  char buf[512];
+  auto line = [&](const char* key, const std::string& value) {
+    std::snprintf(buf, sizeof buf, "  %-22s %s\n", key, value.c_str());
+    o << buf;
+  };
+  auto fmt = [&](const char* f, auto... args) {
+    std::snprintf(buf, sizeof buf, f, args...);
+    return std::string(buf);
+  };
+  o << "evaluation of " << r.graph << " (" << r.ranks << " ranks)\n";
+  line("nodes", fmt("%lld", (long long)s.n));
+  line("edges", fmt("%lld (nnz %lld)", (long long)s.edges, (long long)s.nnz));
+  line("total weight", fmt("%.6g", s.total_weight));
+  line("average degree", fmt("%.4g neighbours (min %lld, max %lld)", s.avg_degree,
+                             (long long)s.degree_min, (long long)s.degree_max));
+  line("weighted degree", fmt("mean %.4g (min %.4g, max %.4g)", s.weighted_degree_mean,
+                              s.weighted_degree_min, s.weighted_degree_max));
+  line("isolated nodes", fmt("%lld", (long long)s.isolated));
+  if (r.cleaning.self_loops + r.cleaning.zeros > 0)
+    line("dropped entries", fmt("%lld self loops, %lld zero weights",
+                                (long long)r.cleaning.self_loops, (long long)r.cleaning.zeros));
+  line("components", fmt("%lld (largest %lld nodes, %lld single nodes)", (long long)r.components,
+                         (long long)r.largest_component, (long long)r.singleton_components));
+  if (r.has_labels) {
+    const LabelPropagationResult& lp = r.lp;
+    line("label propagation",
+         fmt("%.4g%% known (%lld nodes, seed %llu)", 100.0 * r.lp_params.fraction,
+             (long long)lp.known, (unsigned long long)r.lp_params.seed));
+    line("  accuracy", fmt("%.4f on %lld unknown nodes (%.4f on the reachable ones)", lp.accuracy,
+                           (long long)lp.unknown, lp.accuracy_reachable));
+    line("  unreachable",
+         fmt("%lld nodes in components without a known label", (long long)lp.unreachable));
+    line("  solver", fmt("%s, %d solves, %lld iterations (max %lld)%s", lp.solver.c_str(),
+                         lp.solves, (long long)lp.iterations_total, (long long)lp.iterations_max,
+                         lp.converged ? "" : ", NOT CONVERGED"));
+    const ClassConnectivity& c = r.connectivity;
+    const std::size_t C = c.classes.size();
+    o << "  class connectivity (share of ||W||_1,1)\n";
+    std::snprintf(buf, sizeof buf, "    %10s %10s %10s %12s\n", "label", "nodes", "within",
+                  "to others");
+    o << buf;
+    for (std::size_t a = 0; a < C; ++a) {
+      double out = 0;
+      for (std::size_t b = 0; b < C; ++b)
+        if (b != a) out += c.share[a * C + b] + c.share[b * C + a];
+      std::snprintf(buf, sizeof buf, "    %10lld %10lld %10.4f %12.4f\n", (long long)c.classes[a],
+                    (long long)c.nodes[a], c.share[a * C + a], out);
+      o << buf;
+    }
+    line("wrong edge share", fmt("%.4f", c.wrong_share));
+  }
+  if (r.has_diameter) {
+    const DiameterResult& d = r.diameter;
+    if (d.exact && d.bfs_runs == 0)
+      line("diameter", fmt("%lld hops, exact (largest component, %lld nodes)",
+                           (long long)d.diameter, (long long)d.component_nodes));
+    else
+      line("diameter", fmt("%lld hops, lower bound%s (upper bound %lld; largest component, "
+                           "%lld nodes, %d BFS)",
+                           (long long)d.diameter, d.exact ? " = upper bound: exact" : "",
+                           (long long)d.upper_bound, (long long)d.component_nodes, d.bfs_runs));
+  }
+  if (r.has_embedding) {
+    std::string values;
+    for (std::size_t k = 0; k < r.eigenvalues.size(); ++k)
+      values += fmt(k ? " %.6g" : "%.6g", r.eigenvalues[k]);
+    line("embedding", fmt("%zu vectors of the %s Laplacian of the largest component (%lld "
+                          "nodes) -> %s",
+                          r.eigenvalues.size(), laplacian_name(r.embedding_kind),
+                          (long long)r.embedding_component_nodes, r.embedding_path.c_str()));
+    line("  eigenvalues", values);
+  }
+  std::string times;
+  for (const auto& [name, t] : r.seconds) times += fmt("%s %.2f  ", name.c_str(), t);
+  line("seconds", times);
+  return o.str();
+}
+
+}  // namespace lsgl
