@@ -1,5 +1,6 @@
 // `lsgl generate`: options -> synthetic data set.
 #include <cstdio>
+#include <sstream>
 
 #include "commands_impl.hpp"
 #include "lsgl/io/generate.hpp"
@@ -13,9 +14,11 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
   std::string kind, output;
   BlobsParams b;
   ManifoldParams m;
+  PowerlawGraphParams g;
+  std::string communities, community_density;
   po::options_description d("lsgl generate options");
   d.add_options()
-      ("kind", po::value(&kind)->default_value("blobs"), "blobs or manifold")
+      ("kind", po::value(&kind)->default_value("blobs"), "blobs, manifold or powerlaw-graph")
       ("output", po::value(&output), "output HDF5 file (/X, plus /labels or /grid)")
       ("n", po::value(&b.n)->default_value(b.n), "blobs: number of points")
       ("d", po::value(&b.d)->default_value(b.d), "blobs: number of features")
@@ -35,12 +38,23 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
        "manifold: number of smooth signals observed on the grid (features)")
       ("smoothness", po::value(&m.smoothness)->default_value(m.smoothness),
        "manifold: width of the Gaussian smoothing kernel, in grid steps")
+      ("edges", po::value(&g.edges)->default_value(g.edges),
+       "powerlaw-graph: background edge samples (Chung-Lu; loops and repeats dropped)")
+      ("exponent", po::value(&g.exponent)->default_value(g.exponent),
+       "powerlaw-graph: degree exponent (> 2)")
+      ("max-degree", po::value(&g.max_degree)->default_value(0.0),
+       "powerlaw-graph: expected largest degree (0: sqrt(2 * edges))")
+      ("communities", po::value(&communities)->default_value(""),
+       "powerlaw-graph: sizes of the planted communities, comma separated")
+      ("community-density", po::value(&community_density)->default_value("0.5"),
+       "powerlaw-graph: edge probability inside each community (one value, or one per "
+       "community)")
       ("seed", po::value(&b.seed)->default_value(1), "random seed");
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
     print_help(comm,
-               "usage: [mpirun -n P] lsgl generate --kind blobs|manifold --output FILE.h5 "
+               "usage: [mpirun -n P] lsgl generate --kind blobs|manifold|powerlaw-graph --output FILE.h5 "
                "[options]\n",
                d);
     return 0;
@@ -55,8 +69,21 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
     collective_check(comm, m.a >= 1 && m.b >= 1 && m.signals >= 1,
                      "--a, --b and --signals must be at least 1");
     generate_manifold(comm, m, output);
+  } else if (kind == "powerlaw-graph") {
+    g.n = b.n;
+    g.seed = b.seed;
+    lsgl::collectively(comm, [&] {
+      std::stringstream cs(communities), ds(community_density);
+      for (std::string item; std::getline(cs, item, ',');)
+        if (!item.empty()) g.community_sizes.push_back(std::stoll(item));
+      for (std::string item; std::getline(ds, item, ',');)
+        if (!item.empty()) g.community_densities.push_back(std::stod(item));
+      if (g.community_sizes.empty()) g.community_densities.clear();
+    });
+    generate_powerlaw_graph(comm, g, output);
   } else {
-    collective_check(comm, false, "unknown --kind '" + kind + "' (blobs or manifold)");
+    collective_check(comm, false,
+                     "unknown --kind '" + kind + "' (blobs, manifold or powerlaw-graph)");
   }
   if (comm_rank(comm) == 0) std::printf("wrote %s\n", output.c_str());
   return 0;

@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <vector>
 
+#include "lsgl/graph/graph_input.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -23,7 +25,8 @@ using std::int64_t;
 using std::uint64_t;
 
 // Stream purposes.
-constexpr uint64_t kCentres = 1, kMixing = 2, kRow = 3, kSignal = 4;
+constexpr uint64_t kCentres = 1, kMixing = 2, kRow = 3, kSignal = 4, kEdge = 5, kCommunity = 6,
+                   kPermutation = 7;
 
 // The splitmix64 output function (a bijection of 64-bit words).
 uint64_t mix(uint64_t z) {
@@ -281,6 +284,178 @@ void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string
     h5::set_attr(f, "/", "signals", p.signals);
     h5::set_attr(f, "/", "smoothness", p.smoothness);
     h5::set_attr(f, "/", "boundary", std::string("reflect"));
+  });
+}
+
+namespace {
+
+// Inverse CDF of the density proportional to (x + i0)^(-beta) on [0, n): node floor(x).
+struct PowerLawSampler {
+  double i0, one_minus_beta, lo, span;
+  int64_t n;
+  PowerLawSampler(int64_t n_, double beta, double i0_) : i0(i0_), one_minus_beta(1.0 - beta), n(n_) {
+    lo = std::pow(i0, one_minus_beta);
+    span = std::pow(double(n) + i0, one_minus_beta) - lo;
+  }
+  double cdf(double x) const { return (std::pow(x + i0, one_minus_beta) - lo) / span; }
+  int64_t operator()(double u) const {
+    const double x = std::pow(lo + u * span, 1.0 / one_minus_beta) - i0;
+    return std::min<int64_t>(std::max<int64_t>(static_cast<int64_t>(x), 0), n - 1);
+  }
+};
+
+int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    const int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// a^-1 mod n (a, n coprime).
+int64_t inverse_mod(int64_t a, int64_t n) {
+  __int128 t = 0, newt = 1, r = n, newr = a;
+  while (newr != 0) {
+    const __int128 q = r / newr;
+    const __int128 t2 = t - q * newt;
+    t = newt;
+    newt = t2;
+    const __int128 r2 = r - q * newr;
+    r = newr;
+    newr = r2;
+  }
+  if (t < 0) t += n;
+  return static_cast<int64_t>(t);
+}
+
+}  // namespace
+
+void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const std::string& path) {
+  const size_t nc = p.community_sizes.size();
+  int64_t planted = 0;
+  for (auto s : p.community_sizes) planted += s;
+  collective_check(comm,
+                   p.n >= 2 && p.edges >= 0 && p.exponent > 2.0 && p.max_degree >= 0 &&
+                       planted <= p.n &&
+                       (p.community_densities.size() == nc ||
+                        (p.community_densities.size() == 1 && nc > 0) ||
+                        (nc == 0 && p.community_densities.empty())),
+                   "powerlaw-graph: need n >= 2, edges >= 0, exponent > 2, communities that fit "
+                   "in n, and one density or one per community");
+  for (auto s : p.community_sizes)
+    collective_check(comm, s >= 2, "powerlaw-graph: communities need at least 2 nodes");
+  for (double d : p.community_densities)
+    collective_check(comm, d > 0 && d <= 1, "powerlaw-graph: densities must be in (0, 1]");
+  const int size = comm_size(comm), rank = comm_rank(comm);
+  const double beta = 1.0 / (p.exponent - 1.0);
+  const double dmax = p.max_degree > 0 ? p.max_degree : std::sqrt(2.0 * double(p.edges));
+  // i0 such that node 0 expects dmax: 2 * edges * cdf(1) = dmax (cdf(1) decreases with i0).
+  double lo_i0 = 1e-9, hi_i0 = double(p.n);
+  for (int it = 0; it < 200; ++it) {
+    const double mid = std::sqrt(lo_i0 * hi_i0);
+    const double d0 = 2.0 * double(p.edges) * PowerLawSampler(p.n, beta, mid).cdf(1.0);
+    (d0 > dmax ? lo_i0 : hi_i0) = mid;
+  }
+  const PowerLawSampler sample(p.n, beta, std::sqrt(lo_i0 * hi_i0));
+  // Permutation for community members.
+  Rng prng(p.seed, kPermutation, 0);
+  int64_t a = static_cast<int64_t>(prng.next() % uint64_t(p.n)) | 1;
+  while (gcd64(a, p.n) != 1) a = (a + 2) % p.n;
+  const int64_t b = static_cast<int64_t>(prng.next() % uint64_t(p.n));
+  auto pi = [&](int64_t j) {
+    return static_cast<int64_t>((static_cast<__int128>(a) * j + b) % p.n);
+  };
+
+  std::vector<DirectedEntry> entries;
+  collectively(comm, [&] {
+    const Partition ep(p.edges, size);
+    entries.reserve(static_cast<size_t>(ep.count(rank)));
+    for (int64_t e = ep.begin(rank); e < ep.end(rank); ++e) {
+      Rng rng(p.seed, kEdge, static_cast<uint64_t>(e));
+      const int64_t u = sample(rng.uniform()), v = sample(rng.uniform());
+      entries.push_back({u, v, 1.0});
+    }
+    int64_t off = 0;
+    for (size_t c = 0; c < nc; ++c) {
+      const int64_t s = p.community_sizes[c];
+      const double q = p.community_densities.size() == 1 ? p.community_densities[0]
+                                                         : p.community_densities[c];
+      const Partition mp(s, size);
+      for (int64_t t = mp.begin(rank); t < mp.end(rank); ++t) {
+        Rng rng(p.seed, kCommunity, (static_cast<uint64_t>(c) << 40) ^ static_cast<uint64_t>(t));
+        // Geometric skipping over u = t+1 .. s-1.
+        int64_t u = t;
+        while (true) {
+          if (q >= 1.0) {
+            ++u;
+          } else {
+            const double r = 1.0 - rng.uniform();  // (0, 1]
+            u += 1 + static_cast<int64_t>(std::floor(std::log(r) / std::log1p(-q)));
+          }
+          if (u >= s) break;
+          entries.push_back({pi(off + t), pi(off + u), 1.0});
+        }
+      }
+      off += s;
+    }
+  });
+  GraphInputReport rep;
+  LocalCsr rows = symmetrize_entries(comm, p.n, std::move(entries), DuplicateRule::kMax, &rep);
+  for (auto& w : rows.data) w = 1.0;
+
+  // Planted community of each local node.
+  std::vector<int64_t> community(static_cast<size_t>(rows.local_rows()), -1);
+  {
+    const int64_t ainv = inverse_mod(a, p.n);
+    std::vector<int64_t> ends;
+    int64_t off = 0;
+    for (auto s : p.community_sizes) ends.push_back(off += s);
+    for (int64_t r = 0; r < rows.local_rows(); ++r) {
+      const int64_t node = rows.begin + r;
+      const int64_t j = static_cast<int64_t>(
+          (static_cast<__int128>(ainv) * ((node - b) % p.n + p.n)) % p.n);
+      const auto it = std::upper_bound(ends.begin(), ends.end(), j);
+      if (it != ends.end()) community[r] = it - ends.begin();
+    }
+  }
+  std::string sizes, dens;
+  for (size_t c = 0; c < nc; ++c) {
+    sizes += (c ? "," : "") + std::to_string(p.community_sizes[c]);
+  }
+  for (size_t c = 0; c < p.community_densities.size(); ++c) {
+    std::ostringstream o;
+    o << p.community_densities[c];
+    dens += (c ? "," : "") + o.str();
+  }
+  write_atomically(comm, path, [&](const h5::File& f) {
+    h5::ensure_group(f, "/graph");
+    const int64_t local_nnz = static_cast<int64_t>(rows.indices.size());
+    const int64_t nnz_offset = exscan_sum(comm, local_nnz);
+    const int64_t nnz = allreduce_sum(comm, local_nnz);
+    std::vector<int64_t> indptr(rows.indptr.begin(), rows.indptr.end() - 1);
+    for (auto& x : indptr) x += nnz_offset;
+    if (rank == size - 1) indptr.push_back(nnz);
+    h5::write_1d(f, "/graph/indptr", indptr, rows.begin, p.n + 1);
+    h5::write_1d(f, "/graph/indices", rows.indices, nnz_offset, nnz);
+    h5::write_1d(f, "/graph/data", rows.data, nnz_offset, nnz);
+    std::vector<double> degree(static_cast<size_t>(rows.local_rows()));
+    for (int64_t r = 0; r < rows.local_rows(); ++r)
+      degree[r] = double(rows.indptr[r + 1] - rows.indptr[r]);
+    h5::write_1d(f, "/graph/degree", degree, rows.begin, p.n);
+    h5::write_1d(f, "/planted/community", community, rows.begin, p.n);
+    h5::set_attr(f, "/graph", "n", p.n);
+    h5::set_attr(f, "/graph", "nnz", nnz);
+    h5::set_attr(f, "/graph", "model", std::string("powerlaw-graph"));
+    h5::set_attr(f, "/graph", "avg_degree", double(nnz) / double(p.n));
+    set_common_attrs(f, "powerlaw-graph", p.seed);
+    h5::set_attr(f, "/", "n", p.n);
+    h5::set_attr(f, "/", "edge_samples", p.edges);
+    h5::set_attr(f, "/", "edges", nnz / 2);
+    h5::set_attr(f, "/", "exponent", p.exponent);
+    h5::set_attr(f, "/", "max_degree", dmax);
+    h5::set_attr(f, "/", "community_sizes", sizes);
+    h5::set_attr(f, "/", "community_densities", dens);
   });
 }
 

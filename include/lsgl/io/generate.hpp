@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lsgl {
 
@@ -41,9 +42,34 @@ struct ManifoldParams {
   std::uint64_t seed = 1;
 };
 
+// A Chung-Lu power-law graph with planted dense communities, written in our HDF5 graph format
+// (/graph/indptr, /graph/indices, /graph/data = 1.0, /graph/degree) plus /planted/community
+// (int64 per node: the index of its planted community, -1 for none).
+//  - Background: `edges` edge samples; each endpoint is drawn independently with probability
+//    proportional to (i + i0)^(-1/(exponent-1)) (a continuous inverse CDF, then floor), i0
+//    chosen so that node 0 expects `max_degree` (0: sqrt(2 * edges)). Expected degrees then
+//    follow a power law with this exponent; self-loops and repeats are dropped (so slightly
+//    fewer than `edges` edges remain).
+//  - Communities: community c has community_sizes[c] members, each pair linked with probability
+//    community_densities[c] (one value: the same for all). Members are the nodes
+//    pi(o_c), ..., pi(o_c + size - 1), o_c the sum of the sizes before, under the permutation
+//    pi(j) = (a j + b) mod n drawn from the seed, so they are spread over all degrees.
+// Edge sample e is drawn from the stream (seed, e), community rows from (seed, c, member), so the
+// graph does not depend on the number of ranks.
+struct PowerlawGraphParams {
+  std::int64_t n = 100000;
+  std::int64_t edges = 1000000;
+  double exponent = 2.3;
+  double max_degree = 0.0;
+  std::vector<std::int64_t> community_sizes;
+  std::vector<double> community_densities;
+  std::uint64_t seed = 1;
+};
+
 // Collective. Write to `path` (through `path` + ".tmp", renamed on success and removed on
 // failure). Invalid parameters or I/O failures throw CollectiveError on every rank.
 void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path);
 void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string& path);
+void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const std::string& path);
 
 }  // namespace lsgl

@@ -1,0 +1,92 @@
+#pragma once
+// Distributed selection and reproducible sums, used by the DPCD optimiser and the dense-subgraph
+// methods. Every result is independent of the number of ranks: candidates are ordered by a key
+// with the global index as the last word, and sums are taken in fixed point (integer addition is
+// associative), so no floating-point reduction order can change a selection.
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace lsgl::dpcd {
+
+// A total order on candidates: words compared lexicographically, larger is better. Word 2 holds
+// ~global_index, so among equal values the smaller global index wins.
+struct SelectKey {
+  std::array<std::uint64_t, 3> w{0, 0, 0};
+  bool operator<(const SelectKey& o) const { return w < o.w; }
+  bool operator==(const SelectKey& o) const { return w == o.w; }
+  std::int64_t index() const { return static_cast<std::int64_t>(~w[2]); }
+};
+
+// Order-preserving encodings of a double (-0.0 treated as 0.0, NaN not allowed) and of an int64.
+std::uint64_t encode_double(double v);
+double decode_double(std::uint64_t k);
+inline std::uint64_t encode_int(std::int64_t v) {
+  return static_cast<std::uint64_t>(v) ^ (std::uint64_t(1) << 63);
+}
+inline std::int64_t decode_int(std::uint64_t k) {
+  return static_cast<std::int64_t>(k ^ (std::uint64_t(1) << 63));
+}
+// Key of (primary, secondary, index): larger primary first, then larger secondary, then smaller
+// index.
+inline SelectKey make_key(std::uint64_t primary, std::uint64_t secondary, std::int64_t index) {
+  return SelectKey{{primary, secondary, ~static_cast<std::uint64_t>(index)}};
+}
+
+// Collective. Marks the candidates among the global `m` largest keys (exactly min(m, total)
+// candidates are marked over all ranks; keys must be globally unique, which the index word
+// guarantees). Radix selection, 8 bits per round: one all-reduce of 256 counts per round, and
+// each round scans only the candidates still tied with the threshold. Returns the smallest
+// selected key (the m-th largest) in *threshold when m >= 1 and some candidate exists.
+std::vector<char> select_top(MPI_Comm comm, const std::vector<SelectKey>& keys, std::int64_t m,
+                             SelectKey* threshold = nullptr);
+
+// Collective. The selected keys of all ranks, largest first (identical on every rank). For
+// small selections (pools of the neighbourhood search, the k-th element).
+std::vector<SelectKey> allgather_keys(MPI_Comm comm, const std::vector<SelectKey>& local);
+
+// Collective. Allgather of trivially copyable items, concatenated by rank.
+template <class T>
+std::vector<T> allgather_items(MPI_Comm comm, const std::vector<T>& local) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const long long mine = static_cast<long long>(local.size() * sizeof(T));
+  std::vector<long long> bytes(size);
+  MPI_Allgather(&mine, 1, MPI_LONG_LONG, bytes.data(), 1, MPI_LONG_LONG, comm);
+  std::vector<int> counts(size), displs(size);
+  long long total = 0;
+  for (int p = 0; p < size; ++p) {
+    counts[p] = static_cast<int>(bytes[p]);
+    displs[p] = static_cast<int>(total);
+    total += bytes[p];
+  }
+  std::vector<T> out(static_cast<std::size_t>(total / static_cast<long long>(sizeof(T))));
+  MPI_Allgatherv(local.data(), static_cast<int>(mine), MPI_BYTE, out.data(), counts.data(),
+                 displs.data(), MPI_BYTE, comm);
+  return out;
+}
+
+// Fixed-point summation: values are rounded to multiples of 2^-bits, where bits is chosen from a
+// global bound on |value| and on the number of terms so that no int64 overflows; the per-rank
+// partial sums are exact integers, so the result does not depend on the number of ranks.
+class ReproducibleSum {
+ public:
+  // Every rank passes the same bound and term count (e.g. after an all-reduce).
+  ReproducibleSum(double max_abs, std::int64_t max_terms);
+  void add(double v);
+  // Collective. The global sum.
+  double result(MPI_Comm comm) const;
+
+ private:
+  int bits_ = 0;
+  double scale_ = 1.0;  // 2^bits_ (exact)
+  std::int64_t acc_ = 0;
+};
+
+// Collective. Global maximum of a double.
+double allreduce_max_double(MPI_Comm comm, double v);
+
+}  // namespace lsgl::dpcd

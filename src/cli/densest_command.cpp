@@ -1,0 +1,134 @@
+// `lsgl densest`: options -> pipeline.
+#include <sstream>
+
+#include "commands_impl.hpp"
+#include "lsgl/pipeline/densest.hpp"
+#include "lsgl/util/error.hpp"
+#include "options.hpp"
+
+namespace lsgl::cli {
+
+int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
+                    const std::string& command_line) {
+  DensestOptions o;
+  auto& d = o.dpcd.dpcd;
+  std::string init_mode;
+  std::string duplicates, init, thresholds, centre, scope, fallback, sizes, methods;
+  std::int64_t seed = 1;
+  po::options_description desc("lsgl densest options");
+  desc.add_options()
+      ("graph", po::value(&o.graph),
+       "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
+       "('#' comments; ids used as given, 0-based) or Matrix Market (.mtx; ids 1-based, "
+       "reported 0-based); text may be gzipped")
+      ("format", po::value(&o.input.format)->default_value("auto"),
+       "graph format: auto (from the file's first bytes), hdf5, edgelist or mtx")
+      ("duplicates", po::value(&duplicates)->default_value("sum"),
+       "repeated entries (i,j): sum (parallel edges add up) or max; then W_ij = max(w_ij, w_ji)")
+      ("size", po::value(&sizes), "k: the number of nodes of the subgraph (a comma list runs "
+       "each size on the graph read once; then no --output)")
+      ("method", po::value(&methods)->default_value("dpcd"),
+       "dpcd (discrete principal coordinate descent), peel (greedy peeling), ravi (greedy "
+       "growth from the heaviest edge), feige (top k/2 by degree plus best outsiders) or tpower "
+       "(truncated power method); a comma list runs each")
+      ("output", po::value(&o.output), "output file (written atomically)")
+      ("output-format", po::value(&o.output_format)->default_value("hdf5"),
+       "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per line)")
+      ("init", po::value(&init)->default_value("degree,feige,peel"),
+       "dpcd: initial sets tried (comma list of degree, feige, peel); the densest is kept")
+      ("init-mode", po::value(&init_mode)->default_value("best"),
+       "dpcd: best (DPCD from the densest initial set) or each (DPCD from every initial set, "
+       "the densest result kept)")
+      ("thresholds", po::value(&thresholds)->default_value("adaptive"),
+       "dpcd: adaptive (seed eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
+       "L0 = 2 x largest weighted degree; monotone by construction)")
+      ("alpha1", po::value(&d.alpha1)->default_value(d.alpha1),
+       "dpcd: S+ = members with centred gradient > alpha1 L1")
+      ("alpha2", po::value(&d.alpha2)->default_value(d.alpha2),
+       "dpcd: S- = non-members with centred gradient < -alpha2 L2")
+      ("eps", po::value(&d.eps)->default_value(d.eps),
+       "dpcd, lipschitz thresholds: L = L0 + eps * max(L0, 1)")
+      ("centre", po::value(&centre)->default_value(dpcd::to_string(d.centre)),
+       "dpcd: constant subtracted from the gradient before eq. 7: split (midway between the "
+       "k-th and (k+1)-th largest W x), mean, median or none")
+      ("threshold-scope", po::value(&scope)->default_value(dpcd::to_string(d.scope)),
+       "dpcd: entries the eq. 7 means run over: eligible (positive ones of members, negative "
+       "ones of non-members) or all")
+      ("fallback", po::value(&fallback)->default_value(dpcd::to_string(d.fallback)),
+       "dpcd: when an update did not lower f: halve (retry with half the pairs), lipschitz "
+       "(retry with L0 + eps) or none (keep it)")
+      ("max-iter", po::value(&d.max_iterations)->default_value(d.max_iterations),
+       "dpcd: at most this many principal-coordinate updates")
+      ("max-flips", po::value(&d.max_flips)->default_value(d.max_flips),
+       "dpcd: at most this many swaps per update (0: no cap)")
+      ("ns-every", po::value(&d.ns_every)->default_value(d.ns_every),
+       "dpcd: neighbourhood search after every T updates (0: only at stagnation)")
+      ("ns-m", po::value(&d.ns_m)->default_value(d.ns_m),
+       "dpcd: neighbourhood size m (at most m pair swaps; 0: no neighbourhood search)")
+      ("ns-pool", po::value(&d.ns_pool)->default_value(d.ns_pool),
+       "dpcd: candidates per side in the neighbourhood search (weakest members, strongest "
+       "non-members)")
+      ("ns-exhaustive-limit", po::value(&d.ns_exhaustive_limit)->default_value(d.ns_exhaustive_limit),
+       "dpcd: enumerate every move when there are at most this many, else sample")
+      ("ns-samples", po::value(&d.ns_samples)->default_value(d.ns_samples),
+       "dpcd: random moves tried when sampling (plus all single swaps and a greedy chain)")
+      ("ns-plateau", po::value(&d.ns_plateau)->default_value(d.ns_plateau),
+       "dpcd: at most this many zero-gain moves when no improving one is found (the moved "
+       "nodes are then frozen)")
+      ("tpower-max-iter", po::value(&o.tpower_max_iterations)->default_value(100),
+       "tpower: iteration cap")
+      ("seed", po::value(&seed)->default_value(1), "random seed (neighbourhood sampling)")
+      ("quiet", po::bool_switch(&o.quiet), "print only the summary line and errors");
+  add_common_options(desc);
+  const Parsed p = parse(comm, args, desc);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl densest --graph G --size k [--method "
+               "dpcd|peel|ravi|feige|tpower] [--output out.h5] [options]\n"
+               "\nFinds k nodes with a large x^T W x (dense k-subgraph); reports density = "
+               "x^T W x / k = 2 * inside weight / k.\n",
+               desc);
+    return 0;
+  }
+  collective_check(comm, p.vm.count("size") > 0, "--size is required");
+  lsgl::collectively(comm, [&] {
+    if (duplicates == "sum") o.input.duplicates = DuplicateRule::kSum;
+    else if (duplicates == "max") o.input.duplicates = DuplicateRule::kMax;
+    else throw std::invalid_argument("unknown --duplicates '" + duplicates + "' (sum or max)");
+    if (init_mode != "best" && init_mode != "each")
+      throw std::invalid_argument("unknown --init-mode '" + init_mode + "' (best or each)");
+    o.dpcd.from_each = init_mode == "each";
+    d.thresholds = dpcd::parse_thresholds(thresholds);
+    d.centre = dpcd::parse_centre(centre);
+    d.scope = dpcd::parse_scope(scope);
+    d.fallback = dpcd::parse_fallback(fallback);
+    o.dpcd.init.clear();
+    std::stringstream ss(init);
+    for (std::string item; std::getline(ss, item, ',');)
+      if (!item.empty()) o.dpcd.init.push_back(item);
+    if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
+    std::stringstream ks(sizes), ms(methods);
+    for (std::string item; std::getline(ks, item, ',');) {
+      std::size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != item.size())
+        throw std::invalid_argument("--size: '" + item + "' is not an integer");
+      o.sizes.push_back(v);
+    }
+    o.methods.clear();
+    for (std::string item; std::getline(ms, item, ',');)
+      if (!item.empty()) o.methods.push_back(item);
+  });
+  d.seed = static_cast<std::uint64_t>(seed);
+  o.command_line = command_line;
+  o.configuration = effective_configuration(p.vm);
+  run_densest(comm, o);
+  return 0;
+}
+
+}  // namespace lsgl::cli

@@ -1,0 +1,568 @@
+// DPCD (see optimizer.hpp and shared/notes/dpcd.md).
+#include "lsgl/dpcd/optimizer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "lsgl/dpcd/select.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+
+namespace lsgl::dpcd {
+
+namespace {
+
+// splitmix64, for the sampled neighbourhood search (identical on every rank).
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : s_(seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL) {}
+  std::uint64_t next() {
+    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+
+ private:
+  std::uint64_t s_;
+};
+
+// A selected set of local coordinates with their keys (for halving).
+struct Selection {
+  std::vector<SelectKey> keys;
+  std::vector<std::int64_t> local;
+  void add(const SelectKey& k, std::int64_t i) {
+    keys.push_back(k);
+    local.push_back(i);
+  }
+  Selection top(MPI_Comm comm, std::int64_t m) const {
+    const std::vector<char> mask = select_top(comm, keys, m);
+    Selection s;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (mask[i]) s.add(keys[i], local[i]);
+    return s;
+  }
+};
+
+double binomial(int n, int t) {
+  if (t < 0 || t > n) return 0.0;
+  double r = 1.0;
+  for (int i = 1; i <= t; ++i) r = r * (n - t + i) / i;
+  return r;
+}
+
+class Runner {
+ public:
+  Runner(Problem& p, const Options& o) : p_(p), o_(o), comm_(p.comm()) {}
+
+  Report run(const IterationHook& hook);
+
+ private:
+  // Thresholds of one update (seed eq. 7 or L0 + eps) and the centre c.
+  struct Thresholds {
+    double c = 0.0, L1 = 0.0, L2 = 0.0;
+  };
+  double lipschitz_threshold();
+  double centre();                                   // OPEN choice: Options::centre
+  Thresholds thresholds(ThresholdRule rule);         // seed eq. 7 / L0 + eps
+  bool principal_update();                           // seed Alg. 1, one update
+  bool attempt(const std::vector<std::int64_t>& flips, double f0);
+  bool neighbourhood_search();                       // seed Alg. 1, m-neighbours
+  std::int64_t count_plus() const;
+
+  Problem& p_;
+  const Options& o_;
+  MPI_Comm comm_;
+  Report rep_;
+  std::vector<std::int64_t> frozen_;  // global indices moved by plateau moves (sorted)
+  std::vector<SelectKey> keys_;       // reused buffer (one key per local coordinate)
+  double L0_ = -1.0;  // cached Lipschitz constant (< 0: not asked yet)
+};
+
+std::int64_t Runner::count_plus() const {
+  std::int64_t c = 0;
+  for (auto v : p_.x()) c += v > 0;
+  return allreduce_sum(comm_, c);
+}
+
+// L1 = L2 = L0 + eps (notes: guaranteed decrease, f(y) <= f(x) - 2 sum (x_i g_i - L0)).
+double Runner::lipschitz_threshold() {
+  if (L0_ < 0) L0_ = p_.lipschitz();
+  return L0_ + o_.eps * std::max(L0_, 1.0);
+}
+
+// The constant subtracted from g before eq. 7 (Omega_r only; OPEN, see Options::centre).
+double Runner::centre() {
+  if (o_.domain == Domain::kFree || o_.centre == Centre::kNone) return 0.0;
+  const auto& g = p_.gradient();
+  const std::int64_t n = p_.n(), b = p_.begin();
+  if (o_.centre == Centre::kMean) {
+    double mx = 0.0;
+    for (double v : g) mx = std::max(mx, std::fabs(v));
+    ReproducibleSum s(allreduce_max_double(comm_, mx), n);
+    for (double v : g) s.add(v);
+    return s.result(comm_) / static_cast<double>(n);
+  }
+  std::vector<SelectKey>& keys = keys_;
+  keys.resize(g.size());
+  for (std::size_t i = 0; i < g.size(); ++i)
+    keys[i] = make_key(encode_double(-g[i]), 0, b + static_cast<std::int64_t>(i));
+  if (o_.centre == Centre::kMedian) {
+    SelectKey th;
+    select_top(comm_, keys, (n + 1) / 2, &th);
+    return -decode_double(th.w[0]);
+  }
+  // kSplit: midway between the r-th and (r+1)-th smallest g.
+  const std::int64_t r = count_plus();
+  if (r == 0 || r == n) return 0.0;
+  SelectKey th;
+  const std::vector<char> mask = select_top(comm_, keys, r + 1, &th);
+  // The r-th smallest g is the second-smallest selected key.
+  SelectKey lo1{{~0ULL, ~0ULL, ~0ULL}}, lo2 = lo1;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (!mask[i]) continue;
+    if (keys[i] < lo1) {
+      lo2 = lo1;
+      lo1 = keys[i];
+    } else if (keys[i] < lo2) {
+      lo2 = keys[i];
+    }
+  }
+  std::vector<SelectKey> all = allgather_items(comm_, std::vector<SelectKey>{lo1, lo2});
+  std::sort(all.begin(), all.end());
+  const double g_r1 = -decode_double(all[0].w[0]);  // (r+1)-th smallest
+  const double g_r = -decode_double(all[1].w[0]);   // r-th smallest
+  return 0.5 * (g_r + g_r1);
+}
+
+// Seed eq. 7 (adaptive: means of the positive and of |negative| centred entries) or
+// L1 = L2 = L0 + eps (Lipschitz).
+Runner::Thresholds Runner::thresholds(ThresholdRule rule) {
+  Thresholds t;
+  t.c = centre();
+  if (rule == ThresholdRule::kLipschitz) {
+    t.L1 = t.L2 = lipschitz_threshold();
+    return t;
+  }
+  const auto& g = p_.gradient();
+  const auto& x = p_.x();
+  const bool all = o_.scope == Scope::kAll;
+  double mx = 0.0;
+  for (double v : g) mx = std::max(mx, std::fabs(v - t.c));
+  mx = allreduce_max_double(comm_, mx);
+  ReproducibleSum pos(mx, p_.n()), neg(mx, p_.n());
+  std::int64_t cnt[2] = {0, 0};
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const double v = g[i] - t.c;
+    if (v > 0 && (all || x[i] > 0)) {
+      pos.add(v);
+      ++cnt[0];
+    } else if (v < 0 && (all || x[i] < 0)) {
+      neg.add(-v);
+      ++cnt[1];
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, cnt, 2, MPI_INT64_T, MPI_SUM, comm_);
+  const double sp = pos.result(comm_), sn = neg.result(comm_);
+  t.L1 = cnt[0] > 0 ? sp / static_cast<double>(cnt[0]) : 0.0;
+  t.L2 = cnt[1] > 0 ? sn / static_cast<double>(cnt[1]) : 0.0;
+  return t;
+}
+
+// Flips, keeps the move if f decreased; otherwise undoes it. Returns whether it was kept.
+bool Runner::attempt(const std::vector<std::int64_t>& flips, double f0) {
+  p_.flip(flips);
+  const double f1 = p_.objective();
+  if (f1 < f0 || o_.fallback == Fallback::kNone) {
+    rep_.flips += allreduce_sum(comm_, static_cast<std::int64_t>(flips.size()));
+    return true;
+  }
+  p_.flip(flips);  // undo
+  ++rep_.rejected;
+  return false;
+}
+
+// One principal-coordinate update: S+ = {x = +1, g~ > alpha1 L1}, S- = {x = -1, g~ < -alpha2 L2};
+// Omega_{-1}: flip S+ and S-; Omega_r: flip the m = min(|S+|, |S-|) entries of largest |g~| of
+// each. With the safeguard of Options::fallback.
+bool Runner::principal_update() {
+  const double f0 = p_.objective();
+  auto build = [&](ThresholdRule rule, Selection& plus, Selection& minus) {
+    const Thresholds t = thresholds(rule);
+    const auto& g = p_.gradient();
+    const auto& x = p_.x();
+    const std::int64_t b = p_.begin();
+    const double a1 = rule == ThresholdRule::kAdaptive ? o_.alpha1 : 1.0;
+    const double a2 = rule == ThresholdRule::kAdaptive ? o_.alpha2 : 1.0;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      const double v = g[i] - t.c;
+      const std::int64_t gi = b + static_cast<std::int64_t>(i);
+      if (x[i] > 0 && v > a1 * t.L1) plus.add(make_key(encode_double(v), 0, gi), gi - b);
+      if (x[i] < 0 && v < -a2 * t.L2) minus.add(make_key(encode_double(-v), 0, gi), gi - b);
+    }
+  };
+  Selection plus, minus;
+  build(o_.thresholds, plus, minus);
+  std::vector<std::int64_t> flips;
+  if (o_.domain == Domain::kFree) {
+    Selection both = plus;
+    for (std::size_t i = 0; i < minus.keys.size(); ++i) both.add(minus.keys[i], minus.local[i]);
+    std::int64_t m = allreduce_sum(comm_, static_cast<std::int64_t>(both.keys.size()));
+    if (o_.max_flips > 0 && m > o_.max_flips) {
+      both = both.top(comm_, o_.max_flips);
+      m = o_.max_flips;
+    }
+    if (m == 0) return false;
+    if (attempt(both.local, f0)) return true;
+    if (o_.fallback == Fallback::kLipschitz && p_.lipschitz() > 0 &&
+        o_.thresholds == ThresholdRule::kAdaptive) {
+      Selection p2, m2;
+      build(ThresholdRule::kLipschitz, p2, m2);
+      for (std::size_t i = 0; i < m2.keys.size(); ++i) p2.add(m2.keys[i], m2.local[i]);
+      if (allreduce_sum(comm_, static_cast<std::int64_t>(p2.keys.size())) == 0) return false;
+      return attempt(p2.local, f0);
+    }
+    while (m > 1) {
+      m /= 2;
+      both = both.top(comm_, m);
+      if (attempt(both.local, f0)) return true;
+    }
+    return false;
+  }
+  std::int64_t m = std::min(allreduce_sum(comm_, static_cast<std::int64_t>(plus.keys.size())),
+                            allreduce_sum(comm_, static_cast<std::int64_t>(minus.keys.size())));
+  if (o_.max_flips > 0) m = std::min(m, o_.max_flips);
+  if (m == 0) return false;
+  plus = plus.top(comm_, m);
+  minus = minus.top(comm_, m);
+  auto join = [](const Selection& a, const Selection& b) {
+    std::vector<std::int64_t> f(a.local);
+    f.insert(f.end(), b.local.begin(), b.local.end());
+    return f;
+  };
+  if (attempt(join(plus, minus), f0)) return true;
+  if (o_.fallback == Fallback::kLipschitz && p_.lipschitz() > 0 &&
+      o_.thresholds == ThresholdRule::kAdaptive) {
+    Selection p2, m2;
+    build(ThresholdRule::kLipschitz, p2, m2);
+    const std::int64_t m2n =
+        std::min(allreduce_sum(comm_, static_cast<std::int64_t>(p2.keys.size())),
+                 allreduce_sum(comm_, static_cast<std::int64_t>(m2.keys.size())));
+    if (m2n == 0) return false;
+    return attempt(join(p2.top(comm_, m2n), m2.top(comm_, m2n)), f0);
+  }
+  while (m > 1) {
+    m /= 2;
+    plus = plus.top(comm_, m);
+    minus = minus.top(comm_, m);
+    if (attempt(join(plus, minus), f0)) return true;
+  }
+  return false;
+}
+
+// Neighbourhood search: the best point among the m-neighbours reachable inside pools of
+// candidates (Omega_r: the ns_pool +1 entries of largest g and the ns_pool -1 entries of
+// smallest g; Omega_{-1}: the ns_pool entries of largest x_i g_i), enumerated when there are at
+// most ns_exhaustive_limit moves, else sampled. Moves to it if it lowers f.
+bool Runner::neighbourhood_search() {
+  ++rep_.ns_runs;
+  const auto& g = p_.gradient();
+  const auto& x = p_.x();
+  const std::int64_t b = p_.begin(), nloc = static_cast<std::int64_t>(g.size());
+  const bool fixed = o_.domain == Domain::kFixedCount;
+  // Local top ns_pool per side (the global top lies in their union), kept in small min-heaps.
+  const std::size_t C = static_cast<std::size_t>(o_.ns_pool);
+  std::vector<SelectKey> kp, km;
+  auto offer = [C](std::vector<SelectKey>& h, const SelectKey& k) {
+    auto greater = [](const SelectKey& a, const SelectKey& c) { return c < a; };
+    if (h.size() < C) {
+      h.push_back(k);
+      std::push_heap(h.begin(), h.end(), greater);
+    } else if (h.front() < k) {
+      std::pop_heap(h.begin(), h.end(), greater);
+      h.back() = k;
+      std::push_heap(h.begin(), h.end(), greater);
+    }
+  };
+  for (std::int64_t i = 0; i < nloc; ++i) {
+    if (!frozen_.empty() && std::binary_search(frozen_.begin(), frozen_.end(), b + i)) continue;
+    if (fixed) {
+      if (x[i] > 0) offer(kp, make_key(encode_double(g[i]), 0, b + i));
+      else offer(km, make_key(encode_double(-g[i]), 0, b + i));
+    } else {
+      offer(kp, make_key(encode_double(x[i] * g[i]), 0, b + i));
+    }
+  }
+  auto pool = [&](const std::vector<SelectKey>& keys) {
+    const std::vector<char> mask = select_top(comm_, keys, o_.ns_pool);
+    std::vector<SelectKey> sel;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (mask[i]) sel.push_back(keys[i]);
+    return allgather_keys(comm_, sel);
+  };
+  const std::vector<SelectKey> A = pool(kp);
+  const std::vector<SelectKey> B = fixed ? pool(km) : std::vector<SelectKey>{};
+  const int a = static_cast<int>(A.size()), bb = static_cast<int>(B.size());
+  if (a == 0 || (fixed && bb == 0)) return false;
+  std::vector<std::int64_t> idx;
+  for (const auto& k : A) idx.push_back(k.index());
+  for (const auto& k : B) idx.push_back(k.index());
+  const int s = static_cast<int>(idx.size());
+  std::vector<double> single, pair;
+  p_.flip_model(idx, single, pair);
+  auto delta = [&](const std::vector<int>& T) {
+    double d = 0.0;
+    for (std::size_t u = 0; u < T.size(); ++u) {
+      d += single[T[u]];
+      for (std::size_t v = u + 1; v < T.size(); ++v) {
+        const int i = std::min(T[u], T[v]), j = std::max(T[u], T[v]);
+        d += pair[static_cast<std::size_t>(i) * s + j];
+      }
+    }
+    return d;
+  };
+  double best = 0.0;
+  std::vector<int> best_move, plateau_move;
+  auto consider = [&](const std::vector<int>& T) {
+    const double d = delta(T);
+    if (d < best || (best_move.empty() && d < 0)) {
+      best = d;
+      best_move = T;
+    } else if (d == 0.0 && plateau_move.empty()) {
+      plateau_move = T;
+    }
+  };
+  const int m = std::max(1, o_.ns_m);
+  // Number of moves in the pooled neighbourhood.
+  double moves = 0.0;
+  for (int t = 1; t <= m; ++t)
+    moves += fixed ? binomial(a, t) * binomial(bb, t) : binomial(a, t);
+  // Enumerates the t-subsets of [0, n) in lexicographic order.
+  auto for_subsets = [](int n, int t, const std::function<void(const std::vector<int>&)>& fn) {
+    if (t > n) return;
+    std::vector<int> c(t);
+    for (int i = 0; i < t; ++i) c[i] = i;
+    while (true) {
+      fn(c);
+      int i = t - 1;
+      while (i >= 0 && c[i] == n - t + i) --i;
+      if (i < 0) return;
+      ++c[i];
+      for (int j = i + 1; j < t; ++j) c[j] = c[j - 1] + 1;
+    }
+  };
+  if (moves <= static_cast<double>(o_.ns_exhaustive_limit)) {
+    for (int t = 1; t <= m; ++t) {
+      if (fixed) {
+        for_subsets(a, t, [&](const std::vector<int>& ca) {
+          for_subsets(bb, t, [&](const std::vector<int>& cb) {
+            std::vector<int> T(ca);
+            for (int j : cb) T.push_back(a + j);
+            consider(T);
+          });
+        });
+      } else {
+        for_subsets(a, t, [&](const std::vector<int>& c) { consider(c); });
+      }
+    }
+  } else {
+    // All single moves, a greedy chain from the best, then random moves of 1..m.
+    std::vector<int> chain;
+    if (fixed) {
+      for (int i = 0; i < a; ++i)
+        for (int j = 0; j < bb; ++j) consider({i, a + j});
+    } else {
+      for (int i = 0; i < a; ++i) consider({i});
+    }
+    chain = best_move;
+    while (!chain.empty() && static_cast<int>(chain.size()) < (fixed ? 2 * m : m)) {
+      double bd = 0.0;
+      std::vector<int> bt;
+      bool found = false;
+      auto in_chain = [&](int v) { return std::find(chain.begin(), chain.end(), v) != chain.end(); };
+      if (fixed) {
+        for (int i = 0; i < a; ++i) {
+          if (in_chain(i)) continue;
+          for (int j = 0; j < bb; ++j) {
+            if (in_chain(a + j)) continue;
+            std::vector<int> T(chain);
+            T.push_back(i);
+            T.push_back(a + j);
+            const double d = delta(T);
+            if (!found || d < bd) {
+              bd = d;
+              bt = T;
+              found = true;
+            }
+          }
+        }
+      } else {
+        for (int i = 0; i < a; ++i) {
+          if (in_chain(i)) continue;
+          std::vector<int> T(chain);
+          T.push_back(i);
+          const double d = delta(T);
+          if (!found || d < bd) {
+            bd = d;
+            bt = T;
+            found = true;
+          }
+        }
+      }
+      if (!found) break;
+      chain = bt;
+      consider(chain);
+    }
+    Rng rng(o_.seed * 1000003ULL + static_cast<std::uint64_t>(rep_.ns_runs));
+    std::vector<int> pa(a), pb(bb);
+    for (int sidx = 0; sidx < o_.ns_samples; ++sidx) {
+      const int t = 1 + static_cast<int>(rng.below(static_cast<std::size_t>(m)));
+      if (t > a || (fixed && t > bb)) continue;
+      for (int i = 0; i < a; ++i) pa[i] = i;
+      for (int i = 0; i < bb; ++i) pb[i] = i;
+      std::vector<int> T;
+      for (int i = 0; i < t; ++i) {
+        std::swap(pa[i], pa[i + rng.below(static_cast<std::size_t>(a - i))]);
+        T.push_back(pa[i]);
+        if (fixed) {
+          std::swap(pb[i], pb[i + rng.below(static_cast<std::size_t>(bb - i))]);
+          T.push_back(a + pb[i]);
+        }
+      }
+      consider(T);
+    }
+  }
+  const double f0 = p_.objective();
+  const bool improving = !best_move.empty() && best < -1e-12 * std::max(1.0, std::fabs(f0));
+  const bool plateau = !improving && !plateau_move.empty() && rep_.plateau_moves < o_.ns_plateau;
+  if (!improving && !plateau) return false;
+  const std::vector<int>& move = improving ? best_move : plateau_move;
+  std::vector<std::int64_t> flips;
+  for (int t : move) {
+    const std::int64_t gi = idx[t];
+    if (gi >= b && gi < b + nloc) flips.push_back(gi - b);
+  }
+  if (improving) {
+    if (!attempt(flips, f0)) return false;
+    ++rep_.ns_moves;
+    return true;
+  }
+  // Plateau move: keep it unless f rose (the model is exact for quadratic f).
+  p_.flip(flips);
+  if (p_.objective() > f0) {
+    p_.flip(flips);
+    ++rep_.rejected;
+    return false;
+  }
+  rep_.flips += allreduce_sum(comm_, static_cast<std::int64_t>(flips.size()));
+  ++rep_.plateau_moves;
+  for (int t : move) frozen_.push_back(idx[t]);
+  std::sort(frozen_.begin(), frozen_.end());
+  return true;
+}
+
+Report Runner::run(const IterationHook& hook) {
+  const double t0 = MPI_Wtime();
+  collective_check(comm_, o_.max_iterations >= 0, "DPCD: the iteration cap must be >= 0");
+  collective_check(comm_, o_.alpha1 >= 0 && o_.alpha2 >= 0, "DPCD: alpha1, alpha2 must be >= 0");
+  collective_check(comm_, o_.ns_pool >= 1 && o_.ns_m >= 0, "DPCD: need ns_pool >= 1, ns_m >= 0");
+  if (o_.thresholds == ThresholdRule::kLipschitz) {
+    L0_ = p_.lipschitz();
+    collective_check(comm_, L0_ > 0, "DPCD: the Lipschitz rule needs a known L0 > 0");
+  }
+  rep_.objective.push_back(p_.objective());
+  for (int it = 1; it <= o_.max_iterations; ++it) {
+    const bool moved = principal_update();
+    bool ns_moved = false;
+    if (o_.ns_m > 0 &&
+        ((o_.ns_every > 0 && it % o_.ns_every == 0) || (!moved && o_.ns_at_stagnation)))
+      ns_moved = neighbourhood_search();
+    rep_.iterations = it;
+    rep_.objective.push_back(p_.objective());
+    if (hook) hook(it, p_.objective());
+    if (!moved && !ns_moved) {
+      rep_.converged = true;
+      break;
+    }
+  }
+  rep_.seconds = MPI_Wtime() - t0;
+  return rep_;
+}
+
+}  // namespace
+
+Report minimize(Problem& p, const Options& o, const IterationHook& hook) {
+  Runner r(p, o);
+  return r.run(hook);
+}
+
+std::vector<std::int8_t> surrogate_minimizer(const std::vector<std::int8_t>& x,
+                                             const std::vector<double>& g, double L,
+                                             Domain domain) {
+  std::vector<std::int8_t> y(x);
+  if (domain == Domain::kFree) {
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double v = L * x[i] - g[i];
+      if (v > 0) y[i] = 1;
+      else if (v < 0) y[i] = -1;
+    }
+    return y;
+  }
+  std::vector<std::size_t> plus, minus;
+  for (std::size_t i = 0; i < x.size(); ++i) (x[i] > 0 ? plus : minus).push_back(i);
+  std::sort(plus.begin(), plus.end(), [&](std::size_t a, std::size_t b) {
+    return g[a] != g[b] ? g[a] > g[b] : a < b;
+  });
+  std::sort(minus.begin(), minus.end(), [&](std::size_t a, std::size_t b) {
+    return g[a] != g[b] ? g[a] < g[b] : a < b;
+  });
+  for (std::size_t t = 0; t < std::min(plus.size(), minus.size()); ++t) {
+    if (!(g[plus[t]] - g[minus[t]] > 2 * L)) break;
+    y[plus[t]] = -1;
+    y[minus[t]] = 1;
+  }
+  return y;
+}
+
+Centre parse_centre(const std::string& s) {
+  if (s == "none") return Centre::kNone;
+  if (s == "mean") return Centre::kMean;
+  if (s == "median") return Centre::kMedian;
+  if (s == "split") return Centre::kSplit;
+  throw std::invalid_argument("unknown centre '" + s + "' (none, mean, median or split)");
+}
+Scope parse_scope(const std::string& s) {
+  if (s == "all") return Scope::kAll;
+  if (s == "eligible") return Scope::kEligible;
+  throw std::invalid_argument("unknown threshold scope '" + s + "' (all or eligible)");
+}
+Fallback parse_fallback(const std::string& s) {
+  if (s == "halve") return Fallback::kHalve;
+  if (s == "lipschitz") return Fallback::kLipschitz;
+  if (s == "none") return Fallback::kNone;
+  throw std::invalid_argument("unknown fallback '" + s + "' (halve, lipschitz or none)");
+}
+ThresholdRule parse_thresholds(const std::string& s) {
+  if (s == "adaptive") return ThresholdRule::kAdaptive;
+  if (s == "lipschitz") return ThresholdRule::kLipschitz;
+  throw std::invalid_argument("unknown threshold rule '" + s + "' (adaptive or lipschitz)");
+}
+std::string to_string(Centre c) {
+  switch (c) {
+    case Centre::kNone: return "none";
+    case Centre::kMean: return "mean";
+    case Centre::kMedian: return "median";
+    default: return "split";
+  }
+}
+std::string to_string(Scope s) { return s == Scope::kAll ? "all" : "eligible"; }
+std::string to_string(Fallback f) {
+  return f == Fallback::kHalve ? "halve" : f == Fallback::kLipschitz ? "lipschitz" : "none";
+}
+std::string to_string(ThresholdRule t) {
+  return t == ThresholdRule::kAdaptive ? "adaptive" : "lipschitz";
+}
+
+}  // namespace lsgl::dpcd

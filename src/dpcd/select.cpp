@@ -1,0 +1,129 @@
+// Distributed radix selection and fixed-point sums (see select.hpp).
+#include "lsgl/dpcd/select.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "lsgl/util/mpi.hpp"
+
+namespace lsgl::dpcd {
+
+std::uint64_t encode_double(double v) {
+  if (v == 0.0) v = 0.0;  // -0.0 -> +0.0
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return (b >> 63) ? ~b : (b | (std::uint64_t(1) << 63));
+}
+
+double decode_double(std::uint64_t k) {
+  const std::uint64_t b = (k >> 63) ? (k & ~(std::uint64_t(1) << 63)) : ~k;
+  double v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+std::vector<char> select_top(MPI_Comm comm, const std::vector<SelectKey>& keys, std::int64_t m,
+                             SelectKey* threshold) {
+  std::vector<char> mask(keys.size(), 0);
+  const std::int64_t total = allreduce_sum(comm, static_cast<std::int64_t>(keys.size()));
+  if (m <= 0 || total == 0) return mask;
+  if (m >= total) {
+    std::fill(mask.begin(), mask.end(), 1);
+    if (threshold) {
+      SelectKey mn{{~0ULL, ~0ULL, ~0ULL}};
+      for (const auto& k : keys) mn = std::min(mn, k);
+      std::array<std::uint64_t, 3> in = mn.w, out{};
+      // Lexicographic minimum over ranks: gather (tiny).
+      const auto all = allgather_items(comm, std::vector<std::array<std::uint64_t, 3>>{in});
+      out = *std::min_element(all.begin(), all.end());
+      threshold->w = out;
+    }
+    return mask;
+  }
+  // cand: local candidates still tied with the threshold prefix. The global top m lies in the
+  // union of the local top m, so each rank first keeps only its own top m (O(local)).
+  std::vector<std::uint32_t> cand(keys.size());
+  std::iota(cand.begin(), cand.end(), 0u);
+  if (static_cast<std::int64_t>(cand.size()) > m) {
+    std::nth_element(cand.begin(), cand.begin() + (m - 1), cand.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return keys[b] < keys[a]; });
+    cand.resize(static_cast<std::size_t>(m));
+  }
+  std::int64_t need = m;
+  SelectKey prefix{{0, 0, 0}};
+  std::vector<long long> hist(256), ghist(256);
+  for (int round = 0; round < 24; ++round) {
+    const int word = round / 8, shift = 56 - 8 * (round % 8);
+    std::fill(hist.begin(), hist.end(), 0);
+    for (std::uint32_t c : cand) ++hist[(keys[c].w[word] >> shift) & 0xff];
+    MPI_Allreduce(hist.data(), ghist.data(), 256, MPI_LONG_LONG, MPI_SUM, comm);
+    long long above = 0;
+    int t = 255;
+    for (; t >= 0; --t) {
+      if (above + ghist[t] >= need) break;
+      above += ghist[t];
+    }
+    // Bins > t are selected; bin t holds the threshold.
+    std::vector<std::uint32_t> next;
+    next.reserve(static_cast<std::size_t>(hist[t]));
+    for (std::uint32_t c : cand) {
+      const int b = static_cast<int>((keys[c].w[word] >> shift) & 0xff);
+      if (b > t)
+        mask[c] = 1;
+      else if (b == t)
+        next.push_back(c);
+    }
+    need -= above;
+    prefix.w[word] |= static_cast<std::uint64_t>(t) << shift;
+    cand.swap(next);
+    if (ghist[t] == need) {  // every remaining tied candidate is in
+      for (std::uint32_t c : cand) mask[c] = 1;
+      if (threshold) {
+        SelectKey mn{{~0ULL, ~0ULL, ~0ULL}};
+        for (std::uint32_t c : cand) mn = std::min(mn, keys[c]);
+        const auto all = allgather_items(comm, std::vector<std::array<std::uint64_t, 3>>{mn.w});
+        threshold->w = *std::min_element(all.begin(), all.end());
+      }
+      return mask;
+    }
+  }
+  // Unreachable with unique keys; keep the mask consistent anyway.
+  if (threshold) *threshold = prefix;
+  return mask;
+}
+
+std::vector<SelectKey> allgather_keys(MPI_Comm comm, const std::vector<SelectKey>& local) {
+  std::vector<SelectKey> all = allgather_items(comm, local);
+  std::sort(all.begin(), all.end(), [](const SelectKey& a, const SelectKey& b) { return b < a; });
+  return all;
+}
+
+ReproducibleSum::ReproducibleSum(double max_abs, std::int64_t max_terms) {
+  // Choose bits so that max_terms * max_abs * 2^bits < 2^62.
+  const double t = static_cast<double>(std::max<std::int64_t>(max_terms, 1));
+  if (!(max_abs > 0) || !std::isfinite(max_abs)) {
+    bits_ = 0;
+    return;
+  }
+  const int e = std::ilogb(max_abs) + 1 + std::ilogb(t) + 1;  // max_abs * t < 2^e
+  bits_ = 62 - e;
+  scale_ = std::ldexp(1.0, bits_);
+}
+
+void ReproducibleSum::add(double v) {
+  acc_ += static_cast<std::int64_t>(std::llround(v * scale_));
+}
+
+double ReproducibleSum::result(MPI_Comm comm) const {
+  const std::int64_t s = allreduce_sum(comm, acc_);
+  return std::ldexp(static_cast<double>(s), -bits_);
+}
+
+double allreduce_max_double(MPI_Comm comm, double v) {
+  double out = v;
+  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
+}  // namespace lsgl::dpcd

@@ -1,0 +1,291 @@
+#include "lsgl/pipeline/densest.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <sstream>
+
+#include "lsgl/dpcd/baselines.hpp"
+#include "lsgl/io/h5.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/petsc.hpp"
+
+namespace lsgl {
+
+namespace {
+
+// Times one phase on every rank (barrier before and after) inside its own PETSc log stage.
+template <class Fn>
+double timed_phase(MPI_Comm comm, const char* name, bool verbose, Fn&& fn) {
+  LogStage stage(name);
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  fn();
+  MPI_Barrier(comm);
+  const double dt = MPI_Wtime() - t0;
+  if (verbose) {
+    std::printf("[%-9s] %8.3f s\n", name, dt);
+    std::fflush(stdout);
+  }
+  return dt;
+}
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+void validate(MPI_Comm comm, const DensestOptions& o) {
+  collective_check(comm, !o.graph.empty(), "--graph is required");
+  collective_check(comm, !o.sizes.empty(), "--size is required");
+  for (auto k : o.sizes)
+    collective_check(comm, k >= 1, "--size must be at least 1 (got " + std::to_string(k) + ")");
+  const std::vector<std::string> methods = {"dpcd", "peel", "ravi", "feige", "tpower"};
+  collective_check(comm, !o.methods.empty(), "--method is empty");
+  for (const auto& m : o.methods)
+    collective_check(comm, std::find(methods.begin(), methods.end(), m) != methods.end(),
+                     "unknown --method '" + m + "' (dpcd, peel, ravi, feige or tpower)");
+  collective_check(comm, o.output.empty() || o.sizes.size() * o.methods.size() == 1,
+                   "--output needs a single --size and a single --method");
+  collective_check(comm, o.output_format == "hdf5" || o.output_format == "text",
+                   "unknown --output-format '" + o.output_format + "' (hdf5 or text)");
+  collective_check(comm, o.tpower_max_iterations >= 1, "--tpower-max-iter must be at least 1");
+  const auto& d = o.dpcd.dpcd;
+  collective_check(comm, d.max_iterations >= 0, "--max-iter must be >= 0");
+  collective_check(comm, d.alpha1 >= 0 && d.alpha2 >= 0, "--alpha1 and --alpha2 must be >= 0");
+  collective_check(comm, d.eps > 0, "--eps must be positive");
+  collective_check(comm, d.ns_m >= 0 && d.ns_pool >= 1 && d.ns_every >= 0 && d.ns_samples >= 0,
+                   "need --ns-m >= 0, --ns-pool >= 1, --ns-every >= 0, --ns-samples >= 0");
+  collective_check(comm, !o.dpcd.init.empty(), "--init needs at least one initial set");
+  for (const auto& s : o.dpcd.init)
+    collective_check(comm, s == "degree" || s == "feige" || s == "peel",
+                     "unknown --init '" + s + "' (degree, feige, peel, or a comma list)");
+}
+
+// The method's parameters, as attributes of /subgraph.
+Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
+  Attributes a;
+  if (o.method == "dpcd") {
+    const auto& d = o.dpcd.dpcd;
+    a = {{"init", s.init_used},
+         {"init_candidates", join(o.dpcd.init)},
+         {"init_mode", std::string(o.dpcd.from_each ? "each" : "best")},
+         {"thresholds", dpcd::to_string(d.thresholds)},
+         {"alpha1", d.alpha1},
+         {"alpha2", d.alpha2},
+         {"eps", d.eps},
+         {"centre", dpcd::to_string(d.centre)},
+         {"threshold_scope", dpcd::to_string(d.scope)},
+         {"fallback", dpcd::to_string(d.fallback)},
+         {"max_iter", static_cast<std::int64_t>(d.max_iterations)},
+         {"max_flips", d.max_flips},
+         {"ns_every", static_cast<std::int64_t>(d.ns_every)},
+         {"ns_at_stagnation", static_cast<std::int64_t>(d.ns_at_stagnation)},
+         {"ns_m", static_cast<std::int64_t>(d.ns_m)},
+         {"ns_pool", static_cast<std::int64_t>(d.ns_pool)},
+         {"ns_exhaustive_limit", d.ns_exhaustive_limit},
+         {"ns_samples", static_cast<std::int64_t>(d.ns_samples)},
+         {"ns_plateau", static_cast<std::int64_t>(d.ns_plateau)},
+         {"seed", static_cast<std::int64_t>(d.seed)},
+         {"iterations", static_cast<std::int64_t>(s.iterations)},
+         {"converged", static_cast<std::int64_t>(s.converged)}};
+  } else if (o.method == "tpower") {
+    a = {{"init", s.init_used},
+         {"max_iter", static_cast<std::int64_t>(o.tpower_max_iterations)},
+         {"iterations", static_cast<std::int64_t>(s.iterations)},
+         {"converged", static_cast<std::int64_t>(s.converged)}};
+  } else if (o.method == "peel") {
+    a = {{"peel_queue", std::string("gathered on rank 0; bucket queue (equal weights) or "
+                                    "binary heap (weighted)")}};
+  }
+  return a;
+}
+
+void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s) {
+  const std::string tmp = temporary_name(o.output);
+  const int rank = comm_rank(comm);
+  try {
+    h5::File f = h5::create(comm, tmp);
+    h5::ensure_group(f, "/subgraph");
+    const auto local = static_cast<std::int64_t>(s.members.size());
+    h5::write_1d(f, "/subgraph/nodes", s.members, exscan_sum(comm, local), s.stats.k);
+    const auto hist_n = static_cast<std::int64_t>(s.objective.size());
+    h5::write_1d(f, "/subgraph/objective", rank == 0 ? s.objective : std::vector<double>{}, 0,
+                 hist_n);
+    Attributes attrs = {{"k", s.stats.k},
+                        {"density", s.stats.density},
+                        {"edges_inside", s.stats.edges_inside},
+                        {"weight_inside", s.stats.weight_inside},
+                        {"method", o.method},
+                        {"seconds", s.seconds},
+                        {"objective_definition", std::string("x^T W x after each iteration")}};
+    for (auto& p : method_parameters(o, s)) attrs.push_back(p);
+    for (const auto& [name, value] : attrs)
+      std::visit([&](const auto& v) { h5::set_attr(f, "/subgraph", name, v); }, value);
+    const Attributes file_attrs = {
+        {"lsgl_version", std::string(LSGL_VERSION)},
+        {"git_commit", std::string(LSGL_GIT_COMMIT)},
+        {"command_line", o.command_line},
+        {"configuration", o.configuration},
+        {"ranks", static_cast<std::int64_t>(comm_size(comm))},
+        {"utc_time", utc_now()},
+        {"input", o.graph},
+        {"input_format", s.input.format},
+        {"input_n", s.input.n},
+        {"input_edges", s.input.edges},
+        {"input_note", s.input.note()}};
+    for (const auto& [name, value] : file_attrs)
+      std::visit([&](const auto& v) { h5::set_attr(f, "/", name, v); }, value);
+    f.close();
+  } catch (...) {
+    if (rank == 0) std::remove(tmp.c_str());
+    throw;
+  }
+  std::string message;
+  if (rank == 0 && std::rename(tmp.c_str(), o.output.c_str()) != 0) {
+    message = "cannot rename '" + tmp + "' to '" + o.output + "': " + std::strerror(errno);
+    std::remove(tmp.c_str());
+  }
+  collective_check(comm, message.empty(), message);
+}
+
+// Node ids one per line; gathered on rank 0 (k ids), written to a temporary name and renamed.
+void write_text(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s) {
+  const int size = comm_size(comm), rank = comm_rank(comm);
+  int mine = static_cast<int>(s.members.size());
+  std::vector<int> counts(size), displs(size, 0);
+  MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  for (int p = 1; p < size; ++p) displs[p] = displs[p - 1] + counts[p - 1];
+  std::vector<std::int64_t> all(rank == 0 ? static_cast<std::size_t>(displs[size - 1] + counts[size - 1]) : 0);
+  MPI_Gatherv(s.members.data(), mine, MPI_INT64_T, all.data(), counts.data(), displs.data(),
+              MPI_INT64_T, 0, comm);
+  std::string message;
+  if (rank == 0) {
+    const std::string tmp = temporary_name(o.output);
+    std::FILE* f = std::fopen(tmp.c_str(), "w");
+    if (!f) {
+      message = "cannot write '" + tmp + "': " + std::strerror(errno);
+    } else {
+      for (auto v : all) std::fprintf(f, "%lld\n", static_cast<long long>(v));
+      if (std::fclose(f) != 0) message = "cannot write '" + tmp + "': " + std::strerror(errno);
+      if (message.empty() && std::rename(tmp.c_str(), o.output.c_str()) != 0)
+        message = "cannot rename '" + tmp + "': " + std::strerror(errno);
+      if (!message.empty()) std::remove(tmp.c_str());
+    }
+  }
+  collective_check(comm, message.empty(), message);
+}
+
+}  // namespace
+
+DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& o) {
+  using namespace dpcd;
+  MPI_Comm comm = g.comm;
+  DensestSummary s;
+  s.method = o.method;
+  std::vector<std::int64_t> init;
+  const bool talk = comm_rank(comm) == 0 && !o.quiet;
+  s.t_init = timed_phase(comm, "init", talk, [&] {
+    if (o.method == "dpcd" && !o.dpcd.from_each) {
+      double d = 0.0;
+      init = best_initial_set(g, o.k, o.dpcd.init, &s.init_used, &d);
+    } else if (o.method == "tpower") {
+      init = top_degree(g, o.k);
+      s.init_used = "degree";
+    }
+  });
+  if (talk && o.method == "dpcd" && !o.dpcd.from_each)
+    std::printf("  initial set: %s (%s of %s)\n", s.init_used.c_str(),
+                o.dpcd.from_each ? "DPCD run from each, best result" : "densest",
+                join(o.dpcd.init).c_str());
+  s.t_optimise = timed_phase(comm, "optimise", talk, [&] {
+    if (o.method == "dpcd") {
+      // from_each: the initial sets are computed here, each followed by its DPCD run.
+      DensestDpcdResult r = o.dpcd.from_each ? dpcd_densest(g, o.k, o.dpcd)
+                                             : dpcd_from(g, init, o.dpcd.dpcd);
+      if (o.dpcd.from_each) s.init_used = r.init_used;
+      s.members = std::move(r.members);
+      s.objective = std::move(r.report.objective);
+      s.iterations = r.report.iterations;
+      s.converged = r.report.converged;
+    } else if (o.method == "tpower") {
+      s.members = tpower(g, o.k, init, o.tpower_max_iterations, &s.objective, &s.iterations);
+      s.converged = s.iterations < o.tpower_max_iterations;
+    } else {
+      if (o.method == "peel") s.members = peel(g, o.k);
+      else if (o.method == "ravi") s.members = ravi(g, o.k);
+      else s.members = feige(g, o.k);
+    }
+  });
+  s.seconds = s.t_init + s.t_optimise;
+  s.stats = evaluate_subgraph(g, s.members);
+  if (s.objective.empty()) s.objective.push_back(g.to_double(s.stats.xwx));
+  return s;
+}
+
+std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt) {
+  const bool talk = comm_rank(comm) == 0 && !opt.quiet;
+  validate(comm, opt);
+  if (!opt.output.empty()) check_writable(comm, opt.output);
+  GraphInputReport input;
+  dpcd::FixedPointGraph g;
+  const double t_read = timed_phase(comm, "read", talk, [&] {
+    LocalCsr rows = read_graph_input(comm, opt.graph, opt.input, &input);
+    g = dpcd::make_fixed_point(comm, std::move(rows));
+  });
+  if (talk) {
+    std::printf("  %s: n = %lld, %lld edges (%s, %s)\n", opt.graph.c_str(),
+                static_cast<long long>(input.n), static_cast<long long>(input.edges),
+                input.format.c_str(), input.weighted ? "weighted" : "unweighted");
+  }
+  const std::string note = input.note();
+  if (comm_rank(comm) == 0 && !note.empty()) std::printf("  note: %s\n", note.c_str());
+  for (auto k : opt.sizes)
+    collective_check(comm, k <= g.n(),
+                     "--size " + std::to_string(k) + " exceeds the number of nodes n = " +
+                         std::to_string(g.n()));
+  std::vector<DensestSummary> out;
+  for (auto k : opt.sizes) {
+    for (const auto& method : opt.methods) {
+      DensestOptions o = opt;
+      o.k = k;
+      o.method = method;
+      DensestSummary s = run_method(g, o);
+      s.input = input;
+      s.t_read = t_read;
+      if (!o.output.empty()) {
+        s.t_write = timed_phase(comm, "write", talk, [&] {
+          if (o.output_format == "text") write_text(comm, o, s);
+          else write_hdf5(comm, o, s);
+        });
+      }
+      if (comm_rank(comm) == 0) {
+        const std::string init =
+            o.method == "dpcd" && !s.init_used.empty() ? " (init " + s.init_used + ")" : "";
+        std::printf("densest: method %s%s, k %lld, density %.6g, edges inside %lld, weight "
+                    "inside %.6g, %.3f s",
+                    o.method.c_str(), init.c_str(), static_cast<long long>(s.stats.k),
+                    s.stats.density, static_cast<long long>(s.stats.edges_inside),
+                    s.stats.weight_inside, s.seconds);
+        if (o.method == "dpcd" || o.method == "tpower")
+          std::printf(", %d iterations%s", s.iterations, s.converged ? " (converged)" : "");
+        std::printf("\n");
+        std::fflush(stdout);
+      }
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+}  // namespace lsgl

@@ -1,0 +1,271 @@
+// Graph readers: edge lists (plain and gzip), Matrix Market (general, symmetric, pattern), our
+// HDF5 graph; normalisation (symmetrise, self-loops, duplicates, asymmetry report); large files
+// split across ranks and gzip blocks; bad input raises CollectiveError on every rank.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+
+#include "lsgl/dpcd/select.hpp"
+#include "lsgl/graph/graph_input.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+
+using namespace lsgl;
+
+namespace {
+
+MPI_Comm world() { return MPI_COMM_WORLD; }
+
+std::string tmpdir() {
+  static std::string dir;
+  if (!dir.empty()) return dir;
+  char buf[256] = "/tmp/lsgl-gin-XXXXXX";
+  if (comm_rank(world()) == 0 && !mkdtemp(buf)) buf[0] = 0;
+  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, world());
+  dir = buf;
+  return dir;
+}
+
+// Rank 0 writes `text` (gzipped when gz); every rank gets the path.
+std::string write_file(const std::string& name, const std::string& text, bool gz = false) {
+  const std::string path = tmpdir() + "/" + name;
+  if (comm_rank(world()) == 0) {
+    if (gz) {
+      gzFile z = gzopen(path.c_str(), "wb");
+      gzwrite(z, text.data(), static_cast<unsigned>(text.size()));
+      gzclose(z);
+    } else {
+      std::ofstream(path, std::ios::binary) << text;
+    }
+  }
+  MPI_Barrier(world());
+  return path;
+}
+
+struct Triple {
+  std::int64_t i, j;
+  double w;
+  bool operator==(const Triple& o) const { return i == o.i && j == o.j && w == o.w; }
+};
+
+// All stored entries of the distributed rows, in row order (identical on every rank).
+std::vector<Triple> entries(const LocalCsr& m) {
+  std::vector<Triple> mine;
+  for (std::int64_t r = 0; r < m.local_rows(); ++r)
+    for (std::int64_t e = m.indptr[r]; e < m.indptr[r + 1]; ++e)
+      mine.push_back({m.begin + r, m.indices[e], m.data[e]});
+  return dpcd::allgather_items(world(), mine);
+}
+
+// Expected symmetric matrix as entries from an undirected map {i<j: w}.
+std::vector<Triple> expected(const std::map<std::pair<int, int>, double>& und) {
+  std::map<std::pair<int, int>, double> full;
+  for (const auto& [ij, w] : und) {
+    full[ij] = w;
+    full[{ij.second, ij.first}] = w;
+  }
+  std::vector<Triple> out;
+  for (const auto& [ij, w] : full) out.push_back({ij.first, ij.second, w});
+  return out;
+}
+
+LocalCsr read(const std::string& path, GraphInputReport* rep = nullptr,
+              const std::string& format = "auto", DuplicateRule rule = DuplicateRule::kSum) {
+  GraphInputOptions o;
+  o.format = format;
+  o.duplicates = rule;
+  return read_graph_input(world(), path, o, rep);
+}
+
+const char* kEdgeList =
+    "# a SNAP-style comment\n"
+    "% another comment\n"
+    "\n"
+    "0 1\n"
+    "1\t2 2.5\n"
+    "2,3,0.5\n"
+    "3 3 7\n"          // self-loop: dropped
+    "4 0 1.5\n"
+    "0 4 1.5\n"        // the same edge in the other direction: symmetric pair
+    "1 2 2.5\n"        // duplicate of (1, 2): summed -> 5, max with (2, 1) absent -> 5
+    "5 6 0\n"          // zero weight: dropped (nodes 5, 6 still counted in n)
+    "2 1 1\r\n";       // (2, 1) = 1 vs (1, 2) = 5: unequal pair, W = max = 5
+
+}  // namespace
+
+TEST(GraphInput, EdgeListPlainAndGzip) {
+  for (bool gz : {false, true}) {
+    const std::string path = write_file(gz ? "e.txt.gz" : "e.txt", kEdgeList, gz);
+    GraphInputReport rep;
+    const LocalCsr m = read(path, &rep);
+    EXPECT_EQ(m.n, 7);
+    EXPECT_EQ(rep.format, gz ? "edgelist.gz" : "edgelist");
+    EXPECT_EQ(entries(m), expected({{{0, 1}, 1.0}, {{1, 2}, 5.0}, {{2, 3}, 0.5}, {{0, 4}, 1.5}}));
+    EXPECT_EQ(rep.entries, 9);
+    EXPECT_EQ(rep.self_loops, 1);
+    EXPECT_EQ(rep.zero_weights, 1);
+    EXPECT_EQ(rep.duplicates, 1);
+    EXPECT_EQ(rep.one_direction, 2);  // (0,1) and (2,3)
+    EXPECT_EQ(rep.unequal, 1);        // (1,2)
+    EXPECT_EQ(rep.edges, 4);
+    EXPECT_TRUE(rep.weighted);
+    EXPECT_FALSE(rep.symmetric());
+    EXPECT_NE(rep.note().find("not symmetric"), std::string::npos);
+  }
+  // max instead of sum for repeats
+  const std::string path = write_file("e.txt", kEdgeList);
+  EXPECT_EQ(entries(read(path, nullptr, "auto", DuplicateRule::kMax)),
+            expected({{{0, 1}, 1.0}, {{1, 2}, 2.5}, {{2, 3}, 0.5}, {{0, 4}, 1.5}}));
+}
+
+TEST(GraphInput, SymmetricEdgeListHasNoNote) {
+  const std::string path = write_file("sym.txt", "0 1 2\n1 0 2\n1 2\n2 1\n");
+  GraphInputReport rep;
+  const LocalCsr m = read(path, &rep);
+  EXPECT_TRUE(rep.symmetric());
+  EXPECT_TRUE(rep.note().empty());
+  EXPECT_EQ(entries(m), expected({{{0, 1}, 2.0}, {{1, 2}, 1.0}}));
+}
+
+TEST(GraphInput, MatrixMarketVariants) {
+  const std::string general =
+      "%%MatrixMarket matrix coordinate real general\n% comment\n4 4 4\n1 2 1.5\n2 1 1.5\n3 4 2\n4 4 9\n";
+  const std::string symmetric =
+      "%%MatrixMarket matrix coordinate integer symmetric\n4 4 3\n2 1 3\n4 3 1\n3 2 2\n";
+  const std::string pattern = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n3 1\n";
+  for (bool gz : {false, true}) {
+    GraphInputReport rep;
+    LocalCsr m = read(write_file(gz ? "g.mtx.gz" : "g.mtx", general, gz), &rep);
+    EXPECT_EQ(rep.format, gz ? "mtx.gz" : "mtx");
+    EXPECT_EQ(m.n, 4);
+    EXPECT_EQ(entries(m), expected({{{0, 1}, 1.5}, {{2, 3}, 2.0}}));
+    EXPECT_EQ(rep.self_loops, 1);
+    EXPECT_EQ(rep.one_direction, 1);
+    m = read(write_file(gz ? "s.mtx.gz" : "s.mtx", symmetric, gz), &rep);
+    EXPECT_EQ(entries(m), expected({{{0, 1}, 3.0}, {{2, 3}, 1.0}, {{1, 2}, 2.0}}));
+    EXPECT_TRUE(rep.declared_symmetric);
+    EXPECT_TRUE(rep.note().empty());
+    m = read(write_file(gz ? "p.mtx.gz" : "p.mtx", pattern, gz), &rep);
+    EXPECT_EQ(entries(m), expected({{{0, 1}, 1.0}, {{0, 2}, 1.0}}));
+    EXPECT_FALSE(rep.weighted);
+  }
+}
+
+TEST(GraphInput, Hdf5GraphRoundTripAndAsymmetricFile) {
+  // Symmetric rows written by write_graph come back unchanged.
+  std::vector<DirectedEntry> e;
+  if (comm_rank(world()) == 0)
+    for (int i = 0; i < 50; ++i)
+      for (int j = i + 1; j < 50; ++j)
+        if ((i * 7 + j * 3) % 5 == 0) e.push_back({i, j, 0.25 + 0.01 * i});
+  const LocalCsr sym = symmetrize_entries(world(), 50, e, DuplicateRule::kSum, nullptr);
+  const std::string path = tmpdir() + "/g.h5";
+  write_graph(world(), path, sym, {{"n", std::int64_t(50)}}, {});
+  GraphInputReport rep;
+  const LocalCsr back = read(path, &rep);
+  EXPECT_EQ(rep.format, "hdf5");
+  EXPECT_EQ(entries(back), entries(sym));
+  EXPECT_TRUE(rep.symmetric());
+  // Keep only the upper triangle: not symmetric any more; normalised back to the full matrix.
+  LocalCsr upper;
+  upper.n = sym.n;
+  upper.begin = sym.begin;
+  for (std::int64_t r = 0; r < sym.local_rows(); ++r) {
+    for (std::int64_t k = sym.indptr[r]; k < sym.indptr[r + 1]; ++k)
+      if (sym.indices[k] > sym.begin + r) {
+        upper.indices.push_back(sym.indices[k]);
+        upper.data.push_back(sym.data[k]);
+      }
+    upper.indptr.push_back(static_cast<std::int64_t>(upper.indices.size()));
+  }
+  const std::string path2 = tmpdir() + "/u.h5";
+  write_graph(world(), path2, upper, {}, {});
+  const LocalCsr fixed = read(path2, &rep);
+  EXPECT_EQ(entries(fixed), entries(sym));
+  EXPECT_GT(rep.one_direction, 0);
+  EXPECT_FALSE(rep.symmetric());
+}
+
+TEST(GraphInput, LargeFileSplitAcrossRanksAndGzipBlocks) {
+  // ~12 MB of text: several 8 MB gzip blocks and byte ranges cutting lines.
+  std::string text;
+  std::vector<DirectedEntry> ref;
+  std::mt19937_64 rng(3);
+  const int lines = 700000;
+  text.reserve(lines * 20);
+  for (int t = 0; t < lines; ++t) {
+    const std::int64_t a = rng() % 50000, b = rng() % 50000;
+    const double w = 1.0 + static_cast<double>(rng() % 8) / 8;
+    if (t % 1000 == 0) text += "# comment line\n";
+    text += std::to_string(a) + " " + std::to_string(b) + " " + std::to_string(w) + "\n";
+    if (comm_rank(world()) == 0) ref.push_back({a, b, std::stod(std::to_string(w))});
+  }
+  std::int64_t n = 0;
+  for (const auto& x : ref) n = std::max({n, x.u + 1, x.v + 1});
+  n = allreduce_max(world(), n);
+  const auto want = entries(symmetrize_entries(world(), n, ref, DuplicateRule::kSum, nullptr));
+  for (bool gz : {false, true}) {
+    const LocalCsr m = read(write_file(gz ? "big.txt.gz" : "big.txt", text, gz));
+    EXPECT_EQ(m.n, n);
+    EXPECT_EQ(entries(m), want) << (gz ? "gzip" : "plain");
+  }
+}
+
+TEST(GraphInput, BadInputIsACollectiveErrorOnEveryRank) {
+  const std::map<std::string, std::string> bad = {
+      {"letters.txt", "0 1\n1 x\n"},
+      {"negweight.txt", "0 1 1\n1 2 -3\n"},
+      {"nan.txt", "0 1 nan\n"},
+      {"negid.txt", "0 1\n-1 2\n"},
+      {"extra.txt", "0 1 2 3\n"},
+      {"onefield.txt", "0\n"},
+      {"empty.txt", "# nothing\n"},
+      {"nnz.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 2 1\n"},
+      {"square.mtx", "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 2 1\n"},
+      {"array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"},
+      {"range.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 4 1\n"},
+      {"skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 1 1\n"},
+  };
+  for (const auto& [name, text] : bad) {
+    const std::string path = write_file(name, text);
+    bool threw = false;
+    std::string what;
+    try {
+      read(path);
+    } catch (const CollectiveError& e) {
+      threw = true;
+      what = e.what();
+    }
+    EXPECT_TRUE(threw) << name;
+    EXPECT_NE(what.find(name), std::string::npos) << name << ": " << what;
+  }
+  // Line numbers in messages (the bad line is 3).
+  try {
+    read(write_file("line3.txt", "0 1\n# c\n2 -5\n"));
+    ADD_FAILURE() << "no error";
+  } catch (const CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read(tmpdir() + "/does-not-exist.txt"), CollectiveError);
+  EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, "hdf5"), CollectiveError);
+  EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, "xml"), CollectiveError);
+  // Negative weight in an HDF5 graph.
+  LocalCsr m;
+  m.n = 2;
+  const Partition part(2, comm_size(world()));
+  m.begin = part.begin(comm_rank(world()));
+  for (std::int64_t r = 0; r < part.count(comm_rank(world())); ++r) {
+    m.indices.push_back(1 - (m.begin + r));
+    m.data.push_back(-1.0);
+    m.indptr.push_back(static_cast<std::int64_t>(m.indices.size()));
+  }
+  const std::string h5 = tmpdir() + "/neg.h5";
+  write_graph(world(), h5, m, {}, {});
+  EXPECT_THROW(read(h5), CollectiveError);
+}
