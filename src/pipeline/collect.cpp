@@ -1,0 +1,423 @@
+#include "lsgl/pipeline/collect.hpp"
+
+#include <glob.h>
+#include <sys/stat.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cctype>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "lsgl/io/h5.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+
+namespace lsgl {
+
+namespace {
+
+// Attributes shown first, in this order (the rest follow in the order first seen).
+const char* kFront[] = {"model",          "n",          "nnz",
+                        "avg_degree",     "k_requested", "r",
+                        "theta",          "iterations", "converged",
+                        "rel_change_primal", "rel_change_dual", "recall_estimate",
+                        "allowed_edges",  "ranks",      "input"};
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The last group of digits in the file name, without its extensions; -1 when there is none.
+std::int64_t task_number(const std::string& path) {
+  std::string name = base_name(path);
+  const auto dot = name.find('.');
+  if (dot != std::string::npos) name.resize(dot);
+  std::size_t end = name.size();
+  while (end > 0 && !std::isdigit(static_cast<unsigned char>(name[end - 1]))) --end;
+  std::size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(name[begin - 1]))) --begin;
+  if (begin == end || end - begin > 15) return -1;
+  return std::stoll(name.substr(begin, end - begin));
+}
+
+bool has_wildcard(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// Files matching the patterns; a name without wildcards is kept even when it does not exist.
+std::vector<std::string> expand(const std::vector<std::string>& patterns) {
+  std::set<std::string> files;
+  for (const auto& p : patterns) {
+    if (!has_wildcard(p)) {
+      files.insert(p);
+      continue;
+    }
+    glob_t g{};
+    const int rc = glob(p.c_str(), 0, nullptr, &g);
+    if (rc == 0)
+      for (std::size_t i = 0; i < g.gl_pathc; ++i) files.insert(g.gl_pathv[i]);
+    globfree(&g);
+    if (rc != 0 && rc != GLOB_NOMATCH) throw std::runtime_error("cannot expand '" + p + "'");
+  }
+  return {files.begin(), files.end()};
+}
+
+bool exists(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  std::fclose(f);
+  return true;
+}
+
+std::string trim(const std::string& s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+std::vector<std::string> split_commas(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) out.push_back(trim(cell));
+  if (!line.empty() && line.back() == ',') out.push_back("");
+  return out;
+}
+
+// A sweep table: plain CSV (no quoting), a header line, '#' comments and blank lines ignored.
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+Table read_table(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read sweep table '" + path + "'");
+  Table t;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string s = trim(line);
+    if (s.empty() || s[0] == '#') continue;
+    auto cells = split_commas(s);
+    if (t.columns.empty()) {
+      t.columns = cells;
+      continue;
+    }
+    if (cells.size() != t.columns.size())
+      throw std::runtime_error("sweep table '" + path + "' line " + std::to_string(lineno) +
+                               ": " + std::to_string(cells.size()) + " values for " +
+                               std::to_string(t.columns.size()) + " columns");
+    t.rows.push_back(cells);
+  }
+  if (t.columns.empty()) throw std::runtime_error("sweep table '" + path + "' has no header");
+  return t;
+}
+
+// Shortest of %.15g / %.17g that reads back as the same double.
+std::string format_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// RFC 4180 quoting.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos && trim(s) == s) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+using Row = std::map<std::string, std::string>;
+
+// Attribute names and HDF5 classes of one object, in creation (or name) order.
+std::vector<std::pair<std::string, H5T_class_t>> attribute_names(hid_t file, const std::string& obj) {
+  std::vector<std::pair<std::string, H5T_class_t>> names;
+  const hid_t o = H5Oopen(file, obj.c_str(), H5P_DEFAULT);
+  if (o < 0) throw std::runtime_error("no group '" + obj + "' (not a graph file of lsgl learn?)");
+  auto cb = [](hid_t loc, const char* name, const H5A_info_t*, void* data) -> herr_t {
+    auto* v = static_cast<std::vector<std::pair<std::string, H5T_class_t>>*>(data);
+    H5T_class_t cls = H5T_NO_CLASS;
+    const hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a >= 0) {
+      const hid_t t = H5Aget_type(a);
+      if (t >= 0) {
+        cls = H5Tget_class(t);
+        H5Tclose(t);
+      }
+      H5Aclose(a);
+    }
+    v->emplace_back(name, cls);
+    return 0;
+  };
+  hsize_t idx = 0;
+  const herr_t rc = H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, cb, &names);
+  H5Oclose(o);
+  if (rc < 0) throw std::runtime_error("cannot list the attributes of '" + obj + "'");
+  return names;
+}
+
+// Reads the attributes of / and /graph of one graph file into `row`; `order` receives the
+// column names in the order first seen. Throws on an unreadable file.
+void read_graph_attributes(const std::string& path, Row& row, std::vector<std::string>& order) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  h5::File f = h5::open_read(MPI_COMM_SELF, path);
+  auto put = [&](const std::string& name, const std::string& value) {
+    if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    row[name] = value;
+  };
+  for (const std::string obj : {"/graph", "/"}) {
+    for (const auto& [name, cls] : attribute_names(f.id(), obj)) {
+      if (obj == "/" && name == "configuration") {
+        // One column per option of the effective configuration ("key = value" lines).
+        std::istringstream lines(h5::get_attr_string(f, obj, name));
+        std::string line;
+        while (std::getline(lines, line)) {
+          const auto eq = line.find('=');
+          if (eq == std::string::npos) continue;
+          put("config." + trim(line.substr(0, eq)), trim(line.substr(eq + 1)));
+        }
+        continue;
+      }
+      try {
+        if (cls == H5T_INTEGER)
+          put(name, std::to_string(h5::get_attr_int(f, obj, name)));
+        else if (cls == H5T_FLOAT)
+          put(name, format_double(h5::get_attr_double(f, obj, name)));
+        else if (cls == H5T_STRING)
+          put(name, h5::get_attr_string(f, obj, name));
+      } catch (const std::exception&) {
+        // Not a scalar (an array attribute): not a column.
+      }
+    }
+  }
+  f.close();
+}
+
+struct LogInfo {
+  int exit_code = -1;
+  std::string error;
+};
+
+// The last "lsgl-job: exit code N" line and the last error-like line of a job log.
+LogInfo read_log(const std::string& path) {
+  LogInfo info;
+  std::ifstream in(path);
+  if (!in) return info;
+  std::string line;
+  const std::string marker = "lsgl-job: exit code ";
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind(marker, 0) == 0) {
+      try {
+        info.exit_code = std::stoi(line.substr(marker.size()));
+      } catch (const std::exception&) {
+      }
+    } else if (line.rfind("lsgl: error", 0) == 0 || line.find("error:") != std::string::npos ||
+               line.find("CANCELLED") != std::string::npos ||
+               line.find("Killed") != std::string::npos ||
+               line.find("exited on signal") != std::string::npos) {
+      info.error = trim(line);
+    }
+  }
+  return info;
+}
+
+CollectReport collect_on_root(const CollectOptions& o) {
+  const std::vector<std::string> outputs = expand(o.outputs);
+  const std::vector<std::string> logs = expand(o.logs);
+  Table table;
+  if (!o.table.empty()) table = read_table(o.table);
+  if (outputs.empty() && logs.empty() && o.expect < 0 && o.table.empty())
+    throw std::runtime_error("no file matches --outputs and nothing is expected (--expect)");
+
+  std::map<std::int64_t, std::string> log_of;
+  for (const auto& l : logs) {
+    const std::int64_t t = task_number(l);
+    if (t >= 0 && exists(l)) log_of[t] = l;  // sorted names: the last one wins
+  }
+  std::set<std::int64_t> expected;
+  for (std::int64_t t = 0; t < o.expect; ++t) expected.insert(t);
+  for (std::size_t t = 0; t < table.rows.size(); ++t) expected.insert(static_cast<std::int64_t>(t));
+  for (const auto& [t, l] : log_of) expected.insert(t);
+
+  struct Item {
+    CollectTask task;
+    Row row;
+  };
+  std::vector<Item> items;
+  std::vector<std::string> attr_order;
+  std::set<std::int64_t> seen;
+  for (const auto& path : outputs) {
+    Item it;
+    it.task.task = task_number(path);
+    it.task.output = path;
+    if (it.task.task >= 0) seen.insert(it.task.task);
+    if (!exists(path)) {
+      it.task.status = "missing";
+      it.task.error = "no such file";
+    } else {
+      try {
+        read_graph_attributes(path, it.row, attr_order);
+        it.task.status = "ok";
+      } catch (const std::exception& e) {
+        it.task.status = "unreadable";
+        it.task.error = e.what();
+      }
+    }
+    items.push_back(std::move(it));
+  }
+  for (const std::int64_t t : expected) {
+    if (seen.count(t)) continue;
+    Item it;
+    it.task.task = t;
+    it.task.status = "missing";
+    items.push_back(std::move(it));
+  }
+  // Logs: exit codes and errors; a non-zero exit makes the task failed.
+  for (auto& it : items) {
+    CollectTask& c = it.task;
+    const auto l = c.task >= 0 ? log_of.find(c.task) : log_of.end();
+    if (l != log_of.end()) {
+      c.log = l->second;
+      const LogInfo info = read_log(c.log);
+      c.exit_code = info.exit_code;
+      if (info.exit_code > 0) {
+        c.status = "failed";
+        c.error = info.exit_code == 75
+                      ? "interrupted and checkpointed (exit code 75): resume from its checkpoint"
+                      : (info.error.empty() ? "exit code " + std::to_string(info.exit_code)
+                                            : info.error);
+        if (!c.output.empty() && exists(c.output)) c.error += " (the output is from an earlier run)";
+      } else if (c.status == "missing" && c.error.empty()) {
+        c.error = info.exit_code == 0
+                      ? "exit code 0 but no output file"
+                      : (info.error.empty() ? "no exit code in the log (running, or killed)"
+                                            : info.error);
+      }
+    } else if (c.status == "missing" && c.error.empty()) {
+      c.error = "no output file and no log";
+    }
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    const auto ka = a.task.task < 0 ? INT64_MAX : a.task.task;
+    const auto kb = b.task.task < 0 ? INT64_MAX : b.task.task;
+    return ka < kb;
+  });
+
+  // Columns: task, status, exit_code, output, log, error, the sweep table's columns (sweep.*),
+  // the attributes (front list first), then the configuration (config.*).
+  std::vector<std::string> columns;
+  std::set<std::string> attr_set(attr_order.begin(), attr_order.end());
+  for (const char* c : kFront)
+    if (attr_set.count(c)) columns.push_back(c);
+  for (const auto& c : attr_order)
+    if (c.rfind("config.", 0) != 0 && std::find(columns.begin(), columns.end(), c) == columns.end())
+      columns.push_back(c);
+  std::vector<std::string> config_cols;
+  for (const auto& c : attr_order)
+    if (c.rfind("config.", 0) == 0) config_cols.push_back(c);
+  std::sort(config_cols.begin(), config_cols.end());
+  columns.insert(columns.end(), config_cols.begin(), config_cols.end());
+
+  std::string text = "task,status,exit_code,output,log,error";
+  for (const auto& c : table.columns) text += "," + csv_field("sweep." + c);
+  for (const auto& c : columns) text += "," + csv_field(c);
+  text += "\n";
+  CollectReport report;
+  for (const auto& it : items) {
+    const CollectTask& c = it.task;
+    text += (c.task >= 0 ? std::to_string(c.task) : "") + "," + c.status + "," +
+            (c.exit_code >= 0 ? std::to_string(c.exit_code) : "") + "," + csv_field(c.output) +
+            "," + csv_field(c.log) + "," + csv_field(c.error);
+    for (std::size_t j = 0; j < table.columns.size(); ++j) {
+      const bool has = c.task >= 0 && c.task < static_cast<std::int64_t>(table.rows.size());
+      text += "," + (has ? csv_field(table.rows[c.task][j]) : std::string());
+    }
+    for (const auto& col : columns) {
+      const auto v = it.row.find(col);
+      text += "," + (v == it.row.end() ? std::string() : csv_field(v->second));
+    }
+    text += "\n";
+    if (c.status == "ok") ++report.ok;
+    else if (c.status == "failed") ++report.failed;
+    else if (c.status == "missing") ++report.missing;
+    else ++report.unreadable;
+    report.tasks.push_back(c);
+  }
+
+  // Written to CSV.partial and renamed: a failed write leaves no half-written table. The rename
+  // would replace whatever is at the name, so only a regular file (or nothing) is replaced.
+  struct stat st{};
+  if (stat(o.csv.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw std::runtime_error("cannot write '" + o.csv + "': not a regular file");
+  const std::string tmp = o.csv + ".partial";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw std::runtime_error("cannot write '" + o.csv + "': " + std::strerror(errno));
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int write_errno = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed) {
+    const int e = written ? errno : write_errno;
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write '" + o.csv + "': " + std::strerror(e));
+  }
+  if (std::rename(tmp.c_str(), o.csv.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot rename '" + tmp + "' to '" + o.csv + "': " + std::strerror(e));
+  }
+  return report;
+}
+
+}  // namespace
+
+CollectReport run_collect(MPI_Comm comm, const CollectOptions& o) {
+  collective_check(comm, !o.csv.empty(), "--csv is required");
+  collective_check(comm, !o.outputs.empty() || o.expect >= 0 || !o.table.empty(),
+                   "--outputs is required");
+  CollectReport report;
+  const bool root = comm_rank(comm) == 0;
+  collectively(comm, [&] {
+    if (root) report = collect_on_root(o);
+  });
+  std::int64_t counts[4] = {report.ok, report.failed, report.missing, report.unreadable};
+  MPI_Bcast(counts, 4, MPI_INT64_T, 0, comm);
+  report.ok = counts[0];
+  report.failed = counts[1];
+  report.missing = counts[2];
+  report.unreadable = counts[3];
+  if (root && !o.quiet) {
+    const auto total = static_cast<long long>(report.tasks.size());
+    std::printf("collect: %lld task%s: %lld ok, %lld failed, %lld missing, %lld unreadable -> %s\n",
+                total, total == 1 ? "" : "s", (long long)report.ok, (long long)report.failed,
+                (long long)report.missing, (long long)report.unreadable, o.csv.c_str());
+    for (const auto& t : report.tasks) {
+      if (t.status == "ok") continue;
+      std::printf("  task %s: %s%s%s%s\n", t.task >= 0 ? std::to_string(t.task).c_str() : "?",
+                  t.status.c_str(),
+                  t.exit_code >= 0 ? (" (exit code " + std::to_string(t.exit_code) + ")").c_str()
+                                   : "",
+                  t.error.empty() ? "" : ": ", t.error.c_str());
+    }
+    std::fflush(stdout);
+  }
+  return report;
+}
+
+}  // namespace lsgl
