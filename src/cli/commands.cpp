@@ -20,8 +20,13 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  learn      learn a sparse weighted graph from a data matrix (log model, A-NN support)\n"
-    "  generate   write a synthetic data set to HDF5 (Gaussian blobs, manifold grid)\n"
+    "  generate   write a synthetic data set or graph to HDF5 (blobs, manifold, powerlaw-graph)\n"
     "  theta      print the theta that gives an average degree k, and its interval\n"
+    "  densest    find a dense k-node subgraph (DPCD and baselines)\n"
+    "  eval       measure a graph: components, label propagation, class connectivity, diameter,\n"
+    "             spectral embedding\n"
+    "  collect    gather the attributes of a sweep's graph files into one CSV table, listing\n"
+    "             failed and missing tasks\n"
     "\n"
     "'lsgl <command> --help' explains each command's options.\n";
 
@@ -42,6 +47,9 @@ int dispatch(MPI_Comm comm, int argc, char** argv) {
   if (command == "learn") return learn_command(comm, args, command_line);
   if (command == "generate") return generate_command(comm, args);
   if (command == "theta") return theta_command(comm, args);
+  if (command == "densest") return densest_command(comm, args, command_line);
+  if (command == "eval") return eval_command(comm, args, command_line);
+  if (command == "collect") return collect_command(comm, args);
   collective_check(comm, false, "unknown command '" + command + "' (try 'lsgl --help')");
   return 1;
 }

@@ -11,5 +11,10 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                   const std::string& command_line);
 int generate_command(MPI_Comm comm, const std::vector<std::string>& args);
 int theta_command(MPI_Comm comm, const std::vector<std::string>& args);
+int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
+                    const std::string& command_line);
+int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
+                 const std::string& command_line);
+int collect_command(MPI_Comm comm, const std::vector<std::string>& args);
 
 }  // namespace lsgl::cli

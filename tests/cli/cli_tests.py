@@ -216,5 +216,201 @@ for name, args in bad.items():
           and not os.path.exists(out + ".partial"))
     check(f"bad input: {name}", ok, f"rc={p.returncode} stderr={p.stderr!r}")
 
+# ---------------------------------------------------------------- lsgl densest
+import gzip
+
+pl = os.path.join(tmp, "pl.h5")
+p = run(2, "generate", "--kind", "powerlaw-graph", "--n", 3000, "--edges", 12000,
+        "--communities", "20,80", "--community-density", "0.95,0.1", "--seed", 5, "--output", pl)
+check("generate powerlaw-graph exits 0", p is not None and p.returncode == 0,
+      p.stderr if p else "timeout")
+with h5py.File(pl, "r") as f:
+    planted = np.flatnonzero(f["planted/community"][:] == 0)
+    g = f["graph"]
+    Wpl = sp.csr_array((g["data"][:], g["indices"][:], g["indptr"][:]), shape=(g.attrs["n"],) * 2)
+check("generated graph symmetric without self-loops",
+      abs(Wpl - Wpl.T).max() == 0 and Wpl.diagonal().max() == 0)
+
+sub = os.path.join(tmp, "sub.h5")
+p = run(2, "densest", "--graph", pl, "--size", 20, "--output", sub)
+ok = p is not None and p.returncode == 0
+check("densest dpcd exits 0", ok, p.stderr if p else "timeout")
+if ok:
+    summary = [l for l in p.stdout.splitlines() if l.startswith("densest:")]
+    check("one summary line", len(summary) == 1 and "init" in summary[0], p.stdout)
+    with h5py.File(sub, "r") as f:
+        s = f["subgraph"]
+        nodes = s["nodes"][:]
+        a = dict(s.attrs)
+        check("planted subgraph found", np.array_equal(nodes, planted), (nodes, planted))
+        check("nodes int64 sorted", nodes.dtype == np.int64 and np.all(np.diff(nodes) > 0))
+        inside = Wpl[nodes][:, nodes]
+        check("density = x^T W x / k", abs(a["density"] - inside.sum() / 20) < 1e-9,
+              (a["density"], inside.sum() / 20))
+        check("edges and weight inside", a["edges_inside"] == inside.nnz // 2 and
+              abs(a["weight_inside"] - inside.sum() / 2) < 1e-9)
+        check("subgraph attributes", all(x in a for x in ("k", "density", "edges_inside",
+                                                          "weight_inside", "method", "seconds",
+                                                          "init", "alpha1", "alpha2", "centre")))
+        check("objective history non-decreasing", np.all(np.diff(s["objective"][:]) >= 0))
+
+# Same node set on 1, 2 and 3 ranks, for every method, through the text output.
+for method in ("dpcd", "peel", "ravi", "feige", "tpower"):
+    sets = []
+    for ranks in (1, 2, 3):
+        out = os.path.join(tmp, f"sub-{method}-{ranks}.txt")
+        p = run(ranks, "densest", "--graph", pl, "--size", 35, "--method", method,
+                "--output", out, "--output-format", "text", "--quiet")
+        sets.append(open(out).read() if p is not None and p.returncode == 0 else None)
+    check(f"densest {method}: same nodes on 1, 2, 3 ranks",
+          sets[0] is not None and sets[0] == sets[1] == sets[2] and len(sets[0].split()) == 35)
+
+# Edge list (gzip, asymmetric: each edge once) and Matrix Market give the same answer.
+coo = sp.triu(Wpl, k=1).tocoo()
+el = os.path.join(tmp, "pl.txt.gz")
+with gzip.open(el, "wt") as f:
+    f.write("# SNAP-style edge list\n")
+    for u, v in zip(coo.row, coo.col):
+        f.write(f"{u}\t{v}\n")
+mtx = os.path.join(tmp, "pl.mtx")
+with open(mtx, "w") as f:
+    f.write(f"%%MatrixMarket matrix coordinate pattern symmetric\n{Wpl.shape[0]} {Wpl.shape[0]} {coo.nnz}\n")
+    for u, v in zip(coo.row, coo.col):
+        f.write(f"{v + 1} {u + 1}\n")
+for name, path in (("edge list .gz", el), ("Matrix Market", mtx)):
+    out = os.path.join(tmp, "sub-in.txt")
+    p = run(2, "densest", "--graph", path, "--size", 20, "--output", out, "--output-format", "text")
+    ok = p is not None and p.returncode == 0
+    got = np.loadtxt(out, dtype=np.int64) if ok else None
+    check(f"densest from {name}", ok and np.array_equal(got, planted), p.stderr if p else "timeout")
+    if name == "edge list .gz" and ok:
+        check("note on asymmetric input", "not symmetric" in p.stdout, p.stdout)
+
+# Several sizes and methods in one run (one summary line each).
+p = run(2, "densest", "--graph", pl, "--size", "10,20", "--method", "peel,dpcd", "--quiet")
+check("several sizes and methods", p is not None and p.returncode == 0 and
+      sum(l.startswith("densest:") for l in p.stdout.splitlines()) == 4, p.stdout if p else "timeout")
+
+# Bad input: one error line, non-zero exit, no output file, no hang.
+with open(os.path.join(tmp, "bad.txt"), "w") as f:
+    f.write("0 1\n1 two\n")
+with open(os.path.join(tmp, "neg.txt"), "w") as f:
+    f.write("0 1 1\n1 2 -0.5\n")
+bad = {
+    "missing graph": ["--graph", os.path.join(tmp, "nope.txt"), "--size", 5],
+    "malformed edge list": ["--graph", os.path.join(tmp, "bad.txt"), "--size", 1],
+    "negative weight": ["--graph", os.path.join(tmp, "neg.txt"), "--size", 1],
+    "k < 1": ["--graph", pl, "--size", 0],
+    "k > n": ["--graph", pl, "--size", 3001],
+    "k not a number": ["--graph", pl, "--size", "ten"],
+    "no --size": ["--graph", pl],
+    "unknown method": ["--graph", pl, "--size", 5, "--method", "magic"],
+    "unknown format": ["--graph", pl, "--size", 5, "--format", "xml"],
+    "unwritable output": ["--graph", pl, "--size", 5, "--output", "/nonexistent-dir/s.h5"],
+    "graph is not HDF5": ["--graph", os.path.join(tmp, "bad.txt"), "--size", 5, "--format", "hdf5"],
+}
+for name, args in bad.items():
+    out = os.path.join(tmp, "bad-out.h5")
+    if "--output" not in args:
+        args = args + ["--output", out]
+    p = run(2, "densest", *args)
+    if p is None:
+        check(f"densest bad input: {name}", False, "hang (timeout)")
+        continue
+    lines = [l for l in p.stderr.splitlines() if l.startswith("lsgl: error")]
+    ok = (p.returncode != 0 and len(lines) == 1 and not os.path.exists(out)
+          and not os.path.exists(out + ".partial"))
+    check(f"densest bad input: {name}", ok, f"rc={p.returncode} stderr={p.stderr!r}")
+
+# lsgl eval on the learned graph with labels (.npy and IDX): the same report on 1, 2 and 3
+# ranks, the keys of the JSON report, numbers against scipy, and bad input under mpirun -n 2.
+import json
+import struct
+
+import scipy.sparse.csgraph as csgraph
+
+y = np.repeat(np.arange(4), 150).astype(np.int64)
+np.save(os.path.join(tmp, "y.npy"), y)
+with open(os.path.join(tmp, "y-idx1-ubyte"), "wb") as f:
+    f.write(struct.pack(">II", 0x00000801, len(y)) + y.astype(np.uint8).tobytes())
+reports = {}
+if 1 in graphs:
+    for ranks in (1, 2, 3):
+        js = os.path.join(tmp, f"eval{ranks}.json")
+        labels = "y.npy" if ranks != 2 else "y-idx1-ubyte"
+        p = run(ranks, "eval", "--graph", os.path.join(tmp, "g1.h5"), "--labels",
+                os.path.join(tmp, labels), "--known-fraction", 0.05, "--json", js,
+                "--embedding", os.path.join(tmp, f"emb{ranks}.h5"), "--eigenvectors", 2)
+        ok = p is not None and p.returncode == 0 and os.path.exists(js)
+        check(f"eval on {ranks} ranks exits 0 with a JSON report", ok, p.stderr if p else "timeout")
+        if ok:
+            with open(js) as f:
+                reports[ranks] = json.load(f)
+            if ranks == 1:
+                check("eval prints the table on rank 0 once",
+                      p.stdout.count("label propagation") == 1 and "wrong edge share" in p.stdout,
+                      p.stdout)
+if 1 in reports:
+    r = reports[1]
+    keys = ("n", "nnz", "components", "isolated", "avg_degree", "label_propagation",
+            "wrong_edge_share", "diameter", "diameter_exact", "seconds", "class_connectivity",
+            "embedding", "total_weight")
+    check("eval JSON keys", all(k in r for k in keys) and
+          all(k in r["label_propagation"] for k in ("fraction", "accuracy", "unreachable")) and
+          all(k in r["seconds"] for k in ("components", "label_propagation", "diameter", "total")),
+          sorted(r))
+    W = graphs[1][0]
+    ncomp, lab = csgraph.connected_components(W, directed=False)
+    check("eval components and isolated nodes as scipy",
+          r["components"] == ncomp and r["isolated"] == int((np.diff(W.indptr) == 0).sum()) and
+          r["nnz"] == W.nnz and r["n"] == W.shape[0], (r["components"], ncomp))
+    big = np.argmax(np.bincount(lab))
+    sub = W[lab == big][:, lab == big]
+    hops = csgraph.shortest_path(sub, unweighted=True, directed=False)
+    check("eval diameter exact as scipy", r["diameter_exact"] and r["diameter"] == int(hops.max()),
+          (r["diameter"], hops.max()))
+    Wc = W.tocoo()
+    wrong = Wc.data[y[Wc.row] != y[Wc.col]].sum() / Wc.data.sum()
+    check("eval wrong-edge share as scipy", abs(r["wrong_edge_share"] - wrong) < 1e-12,
+          (r["wrong_edge_share"], wrong))
+    check("eval label propagation is accurate on blobs",
+          r["label_propagation"]["accuracy"] > 0.95 and r["label_propagation"]["known"] == 30,
+          r["label_propagation"])
+    with h5py.File(os.path.join(tmp, "emb1.h5"), "r") as f:
+        check("eval embedding file", f["embedding/vectors"].shape == (W.shape[0], 2) and
+              f["embedding/values"].shape == (2,))
+    for ranks in (2, 3):
+        if ranks in reports:
+            q = reports[ranks]
+            same = all(q[k] == r[k] for k in ("n", "nnz", "components", "isolated", "diameter",
+                                              "largest_component")) and \
+                q["label_propagation"]["correct"] == r["label_propagation"]["correct"] and \
+                abs(q["wrong_edge_share"] - r["wrong_edge_share"]) < 1e-12 and \
+                np.allclose(q["embedding"]["eigenvalues"], r["embedding"]["eigenvalues"],
+                            rtol=1e-6, atol=1e-9)
+            check(f"eval: same report on 1 and {ranks} ranks", same)
+
+    short = os.path.join(tmp, "short.npy")
+    np.save(short, y[:-1])
+    bad_eval = {
+        "labels of the wrong length": ["--graph", os.path.join(tmp, "g1.h5"), "--labels", short],
+        "missing graph": ["--graph", os.path.join(tmp, "nope.h5")],
+        "missing labels": ["--graph", os.path.join(tmp, "g1.h5"), "--labels",
+                           os.path.join(tmp, "nope.npy")],
+        "graph that is not a graph": ["--graph", data],
+        "known fraction 0": ["--graph", os.path.join(tmp, "g1.h5"), "--labels",
+                             os.path.join(tmp, "y.npy"), "--known-fraction", 0],
+        "bad laplacian": ["--graph", os.path.join(tmp, "g1.h5"), "--laplacian", "magic"],
+    }
+    for name, args in bad_eval.items():
+        js = os.path.join(tmp, "bad.json")
+        p = run(2, "eval", *args, "--json", js)
+        if p is None:
+            check(f"eval bad input: {name}", False, "hang (timeout)")
+            continue
+        lines = [l for l in p.stderr.splitlines() if l.startswith("lsgl: error")]
+        ok = p.returncode != 0 and len(lines) == 1 and not os.path.exists(js)
+        check(f"eval bad input: {name}", ok, f"rc={p.returncode} stderr={p.stderr!r}")
+
 print(f"{passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
