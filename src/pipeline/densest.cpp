@@ -4,40 +4,16 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <sstream>
 
 #include "lsgl/dpcd/baselines.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
-#include "lsgl/util/petsc.hpp"
+#include "lsgl/util/phase.hpp"
 
 namespace lsgl {
 
 namespace {
-
-// Times one phase on every rank (barrier before and after) inside its own PETSc log stage.
-template <class Fn>
-double timed_phase(MPI_Comm comm, const char* name, bool verbose, Fn&& fn) {
-  LogStage stage(name);
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  fn();
-  MPI_Barrier(comm);
-  const double dt = MPI_Wtime() - t0;
-  if (verbose) {
-    std::printf("[%-9s] %8.3f s\n", name, dt);
-    std::fflush(stdout);
-  }
-  return dt;
-}
-
-std::string utc_now() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;

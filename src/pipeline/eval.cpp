@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "lsgl/eval/components.hpp"
 #include "lsgl/graph/csr_ghosts.hpp"
@@ -11,25 +12,16 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/petsc.hpp"
+#include "lsgl/util/phase.hpp"
 
 namespace lsgl {
 
 namespace {
 
-// Times one phase on every rank (barrier before and after) inside its own PETSc log stage.
+// A timed phase (lsgl/util/phase.hpp) whose time is also recorded in the report.
 template <class Fn>
 void timed_phase(MPI_Comm comm, const char* name, bool verbose, EvalReport& r, Fn&& fn) {
-  LogStage stage(name);
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  fn();
-  MPI_Barrier(comm);
-  const double dt = MPI_Wtime() - t0;
-  r.seconds.emplace_back(name, dt);
-  if (verbose) {
-    std::printf("[%-18s] %8.2f s\n", name, dt);
-    std::fflush(stdout);
-  }
+  r.seconds.emplace_back(name, lsgl::timed_phase(comm, name, verbose, std::forward<Fn>(fn)));
 }
 
 void validate(MPI_Comm comm, const EvalOptions& o) {

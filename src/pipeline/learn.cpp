@@ -4,7 +4,6 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <ctime>
 #include <sstream>
 
 #include "lsgl/graph/graph_io.hpp"
@@ -12,27 +11,11 @@
 #include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/error.hpp"
-#include "lsgl/util/petsc.hpp"
+#include "lsgl/util/phase.hpp"
 
 namespace lsgl {
 
 namespace {
-
-// Times one phase on every rank (barrier before and after) inside its own PETSc log stage.
-template <class Fn>
-double timed_phase(MPI_Comm comm, const char* name, bool verbose, Fn&& fn) {
-  LogStage stage(name);
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  fn();
-  MPI_Barrier(comm);
-  const double dt = MPI_Wtime() - t0;
-  if (verbose) {
-    std::printf("[%-10s] %8.2f s\n", name, dt);
-    std::fflush(stdout);
-  }
-  return dt;
-}
 
 void validate(MPI_Comm comm, const LearnOptions& o) {
   collective_check(comm, o.k >= 1, "--k must be at least 1 (got " + std::to_string(o.k) + ")");
@@ -48,13 +31,6 @@ void validate(MPI_Comm comm, const LearnOptions& o) {
   collective_check(comm, !o.input.empty(), "--input is required");
   collective_check(comm, !o.output.empty(), "--output is required");
   collective_check(comm, o.output != o.input, "--output must not be the input file");
-}
-
-std::string utc_now() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 // Counts, over all nodes, those whose every allowed edge kept a weight (r too small if many)

@@ -1,0 +1,33 @@
+#pragma once
+// Named, timed phases of a pipeline and the UTC time stamp stored in outputs.
+#include <mpi.h>
+
+#include <cstdio>
+#include <string>
+
+#include "lsgl/util/petsc.hpp"
+
+namespace lsgl {
+
+// Collective. Runs fn() on every rank inside a PETSc log stage called `name` (shown by
+// -log_view), with a barrier before and after; returns the wall time. With `verbose` (rank 0),
+// prints "[name] seconds".
+template <class Fn>
+double timed_phase(MPI_Comm comm, const char* name, bool verbose, Fn&& fn) {
+  LogStage stage(name);
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  fn();
+  MPI_Barrier(comm);
+  const double dt = MPI_Wtime() - t0;
+  if (verbose) {
+    std::printf("[%-10s] %8.2f s\n", name, dt);
+    std::fflush(stdout);
+  }
+  return dt;
+}
+
+// The current UTC time as 2026-01-31T12:00:00Z. Local.
+std::string utc_now();
+
+}  // namespace lsgl
