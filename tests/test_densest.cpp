@@ -11,6 +11,7 @@
 #include "lsgl/io/h5.hpp"
 #include "lsgl/pipeline/densest.hpp"
 #include "lsgl/util/error.hpp"
+#include "support.hpp"
 
 using namespace lsgl;
 
@@ -19,12 +20,7 @@ namespace {
 MPI_Comm world() { return MPI_COMM_WORLD; }
 
 std::string tmpdir() {
-  static std::string dir;
-  if (!dir.empty()) return dir;
-  char buf[256] = "/tmp/lsgl-densest-XXXXXX";
-  if (comm_rank(world()) == 0 && !mkdtemp(buf)) buf[0] = 0;
-  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, world());
-  dir = buf;
+  static const std::string dir = lsgl::test::shared_tmpdir("lsgl-densest");
   return dir;
 }
 
@@ -77,7 +73,8 @@ TEST(Generate, PowerlawGraphDoesNotDependOnRankCount) {
   for (const char* name : {"/graph/indptr", "/graph/indices", "/planted/community"}) {
     const std::int64_t len = h5::length_1d(a, name);
     ASSERT_EQ(len, h5::length_1d(b, name)) << name;
-    EXPECT_EQ(h5::read_1d<std::int64_t>(a, name, 0, len), h5::read_1d<std::int64_t>(b, name, 0, len))
+    EXPECT_EQ(h5::read_1d<std::int64_t>(a, name, 0, len),
+              h5::read_1d<std::int64_t>(b, name, 0, len))
         << name;
   }
   EXPECT_EQ(h5::get_attr_int(a, "/graph", "n"), 4000);

@@ -19,17 +19,13 @@
 #include "lsgl/pipeline/eval.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "support.hpp"
 
 using namespace lsgl;
 
 namespace {
 
-std::string shared_tmpdir() {
-  char buf[256] = "/tmp/lsgl-eval-XXXXXX";
-  if (comm_rank(MPI_COMM_WORLD) == 0 && !mkdtemp(buf)) buf[0] = 0;
-  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return buf;
-}
+std::string shared_tmpdir() { return lsgl::test::shared_tmpdir("lsgl-eval"); }
 
 // Two noisy clusters of 60 nodes on a ring-like structure each, joined by a few wrong edges,
 // plus 3 isolated nodes: n = 123. Labels 0 and 1 alternate in index order.

@@ -15,6 +15,7 @@
 #include "lsgl/graph/graph_input.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "support.hpp"
 
 using namespace lsgl;
 
@@ -23,12 +24,7 @@ namespace {
 MPI_Comm world() { return MPI_COMM_WORLD; }
 
 std::string tmpdir() {
-  static std::string dir;
-  if (!dir.empty()) return dir;
-  char buf[256] = "/tmp/lsgl-gin-XXXXXX";
-  if (comm_rank(world()) == 0 && !mkdtemp(buf)) buf[0] = 0;
-  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, world());
-  dir = buf;
+  static const std::string dir = lsgl::test::shared_tmpdir("lsgl-gin");
   return dir;
 }
 
@@ -90,12 +86,12 @@ const char* kEdgeList =
     "0 1\n"
     "1\t2 2.5\n"
     "2,3,0.5\n"
-    "3 3 7\n"          // self-loop: dropped
+    "3 3 7\n"  // self-loop: dropped
     "4 0 1.5\n"
-    "0 4 1.5\n"        // the same edge in the other direction: symmetric pair
-    "1 2 2.5\n"        // duplicate of (1, 2): summed -> 5, max with (2, 1) absent -> 5
-    "5 6 0\n"          // zero weight: dropped (nodes 5, 6 still counted in n)
-    "2 1 1\r\n";       // (2, 1) = 1 vs (1, 2) = 5: unequal pair, W = max = 5
+    "0 4 1.5\n"   // the same edge in the other direction: symmetric pair
+    "1 2 2.5\n"   // duplicate of (1, 2): summed -> 5, max with (2, 1) absent -> 5
+    "5 6 0\n"     // zero weight: dropped (nodes 5, 6 still counted in n)
+    "2 1 1\r\n";  // (2, 1) = 1 vs (1, 2) = 5: unequal pair, W = max = 5
 
 }  // namespace
 
@@ -135,7 +131,8 @@ TEST(GraphInput, SymmetricEdgeListHasNoNote) {
 
 TEST(GraphInput, MatrixMarketVariants) {
   const std::string general =
-      "%%MatrixMarket matrix coordinate real general\n% comment\n4 4 4\n1 2 1.5\n2 1 1.5\n3 4 2\n4 4 9\n";
+      "%%MatrixMarket matrix coordinate real general\n% comment\n4 4 4\n1 2 1.5\n2 1 1.5\n3 4 2\n4 "
+      "4 9\n";
   const std::string symmetric =
       "%%MatrixMarket matrix coordinate integer symmetric\n4 4 3\n2 1 3\n4 3 1\n3 2 2\n";
   const std::string pattern = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n3 1\n";

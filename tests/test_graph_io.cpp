@@ -10,17 +10,13 @@
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
+#include "support.hpp"
 
 using namespace lsgl;
 
 namespace {
 
-std::string shared_tmpdir() {
-  char buf[256] = "/tmp/lsgl-graphio-XXXXXX";
-  if (comm_rank(MPI_COMM_WORLD) == 0 && !mkdtemp(buf)) buf[0] = 0;
-  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return buf;
-}
+std::string shared_tmpdir() { return lsgl::test::shared_tmpdir("lsgl-graphio"); }
 
 // Weight of pair i < j in the test graph (0: not an edge or pruned).
 double weight(std::int64_t i, std::int64_t j) {
