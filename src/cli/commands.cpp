@@ -25,6 +25,8 @@ const char* kUsage =
     "  densest    find a dense k-node subgraph (DPCD and baselines)\n"
     "  eval       measure a graph: components, label propagation, class connectivity, diameter,\n"
     "             spectral embedding\n"
+    "  hash       binary hash codes for retrieval: train (SDH or ITQ loss, DPCD or the\n"
+    "             baselines' solvers), encode, eval (MAP, Precision@500)\n"
     "  collect    gather the attributes of a sweep's graph files into one CSV table, listing\n"
     "             failed and missing tasks\n"
     "\n"
@@ -50,6 +52,7 @@ int dispatch(MPI_Comm comm, int argc, char** argv) {
   if (command == "densest") return densest_command(comm, args, command_line);
   if (command == "eval") return eval_command(comm, args, command_line);
   if (command == "collect") return collect_command(comm, args);
+  if (command == "hash") return hash_command(comm, args, command_line);
   collective_check(comm, false, "unknown command '" + command + "' (try 'lsgl --help')");
   return 1;
 }

@@ -15,6 +15,8 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
                     const std::string& command_line);
 int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
                  const std::string& command_line);
+int hash_command(MPI_Comm comm, const std::vector<std::string>& args,
+                 const std::string& command_line);
 int collect_command(MPI_Comm comm, const std::vector<std::string>& args);
 
 }  // namespace lsgl::cli

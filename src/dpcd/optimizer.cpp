@@ -79,6 +79,7 @@ class Runner {
   std::vector<std::int64_t> frozen_;  // global indices moved by plateau moves (sorted)
   std::vector<SelectKey> keys_;       // reused buffer (one key per local coordinate)
   double L0_ = -1.0;  // cached Lipschitz constant (< 0: not asked yet)
+  std::vector<double> Li_;  // coordinate-wise constants plus eps (kCoordinate)
 };
 
 std::int64_t Runner::count_plus() const {
@@ -146,6 +147,7 @@ Runner::Thresholds Runner::thresholds(ThresholdRule rule) {
     t.L1 = t.L2 = lipschitz_threshold();
     return t;
   }
+  if (rule == ThresholdRule::kCoordinate) return t;  // per coordinate: Li_
   const auto& g = p_.gradient();
   const auto& x = p_.x();
   const bool all = o_.scope == Scope::kAll;
@@ -191,17 +193,43 @@ bool Runner::principal_update() {
   const double f0 = p_.objective();
   auto build = [&](ThresholdRule rule, Selection& plus, Selection& minus) {
     const Thresholds t = thresholds(rule);
-    const auto& g = p_.gradient();
-    const auto& x = p_.x();
-    const std::int64_t b = p_.begin();
+    const double* g = p_.gradient().data();
+    const std::int8_t* x = p_.x().data();
+    const std::int64_t b = p_.begin(), nloc = static_cast<std::int64_t>(p_.x().size());
     const double a1 = rule == ThresholdRule::kAdaptive ? o_.alpha1 : 1.0;
     const double a2 = rule == ThresholdRule::kAdaptive ? o_.alpha2 : 1.0;
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      const double v = g[i] - t.c;
-      const std::int64_t gi = b + static_cast<std::int64_t>(i);
-      if (x[i] > 0 && v > a1 * t.L1) plus.add(make_key(encode_double(v), 0, gi), gi - b);
-      if (x[i] < 0 && v < -a2 * t.L2) minus.add(make_key(encode_double(-v), 0, gi), gi - b);
+    const double T1 = a1 * t.L1, T2 = a2 * t.L2, c = t.c;
+    const double* L = rule == ThresholdRule::kCoordinate ? Li_.data() : nullptr;
+    // x_i (g_i - c) minus the threshold of coordinate i's side: > 0 iff i is principal
+    // (S+: x = +1, g~ > T1; S-: x = -1, g~ < -T2).
+    auto margin = [&](std::int64_t i) {
+      const double th = L ? L[i] : (x[i] > 0 ? T1 : T2);
+      return x[i] * (g[i] - c) - th;
+    };
+    auto add = [&](std::int64_t i) {
+      const SelectKey k = make_key(encode_double(x[i] * (g[i] - c)), 0, b + i);
+      (x[i] > 0 ? plus : minus).add(k, i);
+    };
+    // One per block: the eligible coordinate of largest margin in each block.
+    const std::int64_t bs = o_.one_per_block && o_.domain == Domain::kFree ? p_.block_size() : 0;
+    if (bs > 0) {
+      for (std::int64_t lo = 0, hi = std::min(nloc, bs - b % bs); lo < nloc;
+           lo = hi, hi = std::min(nloc, hi + bs)) {
+        std::int64_t best = lo;
+        double bm = margin(lo);
+        for (std::int64_t i = lo + 1; i < hi; ++i) {
+          const double m = margin(i);
+          if (m > bm) {
+            bm = m;
+            best = i;
+          }
+        }
+        if (bm > 0) add(best);
+      }
+      return;
     }
+    for (std::int64_t i = 0; i < nloc; ++i)
+      if (margin(i) > 0) add(i);
   };
   Selection plus, minus;
   build(o_.thresholds, plus, minus);
@@ -472,6 +500,12 @@ Report Runner::run(const IterationHook& hook) {
     L0_ = p_.lipschitz();
     collective_check(comm_, L0_ > 0, "DPCD: the Lipschitz rule needs a known L0 > 0");
   }
+  if (o_.thresholds == ThresholdRule::kCoordinate) {
+    Li_ = p_.coordinate_lipschitz();
+    collective_check(comm_, Li_.size() == p_.x().size(),
+                     "DPCD: the coordinate rule needs the problem's coordinate-wise constants");
+    for (double& v : Li_) v += o_.eps * std::max(v, 1.0);
+  }
   rep_.objective.push_back(p_.objective());
   for (int it = 1; it <= o_.max_iterations; ++it) {
     const bool moved = principal_update();
@@ -547,7 +581,9 @@ Fallback parse_fallback(const std::string& s) {
 ThresholdRule parse_thresholds(const std::string& s) {
   if (s == "adaptive") return ThresholdRule::kAdaptive;
   if (s == "lipschitz") return ThresholdRule::kLipschitz;
-  throw std::invalid_argument("unknown threshold rule '" + s + "' (adaptive or lipschitz)");
+  if (s == "coordinate") return ThresholdRule::kCoordinate;
+  throw std::invalid_argument("unknown threshold rule '" + s +
+                              "' (adaptive, lipschitz or coordinate)");
 }
 std::string to_string(Centre c) {
   switch (c) {
@@ -562,7 +598,9 @@ std::string to_string(Fallback f) {
   return f == Fallback::kHalve ? "halve" : f == Fallback::kLipschitz ? "lipschitz" : "none";
 }
 std::string to_string(ThresholdRule t) {
-  return t == ThresholdRule::kAdaptive ? "adaptive" : "lipschitz";
+  return t == ThresholdRule::kAdaptive    ? "adaptive"
+         : t == ThresholdRule::kLipschitz ? "lipschitz"
+                                          : "coordinate";
 }
 
 }  // namespace lsgl::dpcd

@@ -111,10 +111,6 @@ ReproducibleSum::ReproducibleSum(double max_abs, std::int64_t max_terms) {
   scale_ = std::ldexp(1.0, bits_);
 }
 
-void ReproducibleSum::add(double v) {
-  acc_ += static_cast<std::int64_t>(std::llround(v * scale_));
-}
-
 double ReproducibleSum::result(MPI_Comm comm) const {
   const std::int64_t s = allreduce_sum(comm, acc_);
   return std::ldexp(static_cast<double>(s), -bits_);

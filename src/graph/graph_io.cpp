@@ -93,22 +93,36 @@ void check_writable(MPI_Comm comm, const std::string& path) {
   collective_check(comm, message.empty(), message);
 }
 
-namespace {
-
-void set_attrs(const h5::File& f, const std::string& obj, const Attributes& attrs) {
+void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs) {
   for (const auto& [name, value] : attrs) {
     std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, value);
   }
 }
 
-}  // namespace
-
-void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
-                 const Attributes& graph_attrs, const Attributes& file_attrs) {
+void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
+                           const std::function<void(const h5::File&)>& write) {
   const std::string tmp = temporary_name(path);
   const int rank = comm_rank(comm);
   try {
     h5::File f = h5::create(comm, tmp);
+    write(f);
+    f.close();
+  } catch (...) {
+    if (rank == 0) std::remove(tmp.c_str());
+    throw;
+  }
+  std::string message;
+  if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    message = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
+    std::remove(tmp.c_str());
+  }
+  collective_check(comm, message.empty(), message);
+}
+
+void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
+                 const Attributes& graph_attrs, const Attributes& file_attrs) {
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
+    const int rank = comm_rank(comm);
     h5::ensure_group(f, "/graph");
     const std::int64_t local_nnz = static_cast<std::int64_t>(m.indices.size());
     const std::int64_t nnz_offset = exscan_sum(comm, local_nnz);
@@ -121,19 +135,9 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
     h5::write_1d(f, "/graph/indices", m.indices, nnz_offset, nnz);
     h5::write_1d(f, "/graph/data", m.data, nnz_offset, nnz);
     h5::write_1d(f, "/graph/degree", row_sums(m), m.begin, m.n);
-    set_attrs(f, "/graph", graph_attrs);
-    set_attrs(f, "/", file_attrs);
-    f.close();
-  } catch (...) {
-    if (rank == 0) std::remove(tmp.c_str());
-    throw;
-  }
-  std::string message;
-  if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    message = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-  }
-  collective_check(comm, message.empty(), message);
+    set_attributes(f, "/graph", graph_attrs);
+    set_attributes(f, "/", file_attrs);
+  });
 }
 
 LocalCsr read_graph(MPI_Comm comm, const std::string& path) {

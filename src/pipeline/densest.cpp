@@ -88,10 +88,8 @@ Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
 }
 
 void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s) {
-  const std::string tmp = temporary_name(o.output);
   const int rank = comm_rank(comm);
-  try {
-    h5::File f = h5::create(comm, tmp);
+  write_hdf5_atomically(comm, o.output, [&](const h5::File& f) {
     h5::ensure_group(f, "/subgraph");
     const auto local = static_cast<std::int64_t>(s.members.size());
     h5::write_1d(f, "/subgraph/nodes", s.members, exscan_sum(comm, local), s.stats.k);
@@ -106,8 +104,7 @@ void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
                         {"seconds", s.seconds},
                         {"objective_definition", std::string("x^T W x after each iteration")}};
     for (auto& p : method_parameters(o, s)) attrs.push_back(p);
-    for (const auto& [name, value] : attrs)
-      std::visit([&](const auto& v) { h5::set_attr(f, "/subgraph", name, v); }, value);
+    set_attributes(f, "/subgraph", attrs);
     const Attributes file_attrs = {
         {"lsgl_version", std::string(LSGL_VERSION)},
         {"git_commit", std::string(LSGL_GIT_COMMIT)},
@@ -120,19 +117,8 @@ void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
         {"input_n", s.input.n},
         {"input_edges", s.input.edges},
         {"input_note", s.input.note()}};
-    for (const auto& [name, value] : file_attrs)
-      std::visit([&](const auto& v) { h5::set_attr(f, "/", name, v); }, value);
-    f.close();
-  } catch (...) {
-    if (rank == 0) std::remove(tmp.c_str());
-    throw;
-  }
-  std::string message;
-  if (rank == 0 && std::rename(tmp.c_str(), o.output.c_str()) != 0) {
-    message = "cannot rename '" + tmp + "' to '" + o.output + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-  }
-  collective_check(comm, message.empty(), message);
+    set_attributes(f, "/", file_attrs);
+  });
 }
 
 // Node ids one per line; gathered on rank 0 (k ids), written to a temporary name and renamed.

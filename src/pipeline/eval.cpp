@@ -10,6 +10,7 @@
 #include "lsgl/graph/csr_ghosts.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/petsc.hpp"
 #include "lsgl/util/phase.hpp"
@@ -42,97 +43,6 @@ void validate(MPI_Comm comm, const EvalOptions& o) {
   }
   collective_check(comm, o.json.empty() || o.json != o.embedding,
                    "--json and --embedding must be different files");
-}
-
-// --- a tiny JSON emitter ------------------------------------------------------------------
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-std::string json_number(std::int64_t v) { return std::to_string(v); }
-std::string json_unsigned(std::uint64_t v) { return std::to_string(v); }
-std::string json_number(int v) { return std::to_string(v); }
-std::string json_bool(bool v) { return v ? "true" : "false"; }
-
-template <class T>
-std::string json_array(const std::vector<T>& v) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_number(v[i]);
-  return out + "]";
-}
-
-// Builds one object: add(key, already-encoded value).
-class JsonObject {
- public:
-  explicit JsonObject(int indent = 0) : indent_(indent) {}
-  JsonObject& add(const std::string& key, const std::string& encoded) {
-    items_.push_back(json_string(key) + ": " + encoded);
-    return *this;
-  }
-  std::string str() const {
-    const std::string pad(indent_ + 2, ' '), end(indent_, ' ');
-    std::string out = "{\n";
-    for (std::size_t i = 0; i < items_.size(); ++i)
-      out += pad + items_[i] + (i + 1 < items_.size() ? ",\n" : "\n");
-    return out + end + "}";
-  }
-
- private:
-  int indent_;
-  std::vector<std::string> items_;
-};
-
-void write_text_file(MPI_Comm comm, const std::string& path, const std::string& text) {
-  std::string message;
-  if (comm_rank(comm) == 0) {
-    const std::string tmp = temporary_name(path);
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (f) ok = std::fclose(f) == 0 && ok;
-    if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
-    if (!ok) {
-      std::remove(tmp.c_str());
-      message = "cannot write '" + path + "'";
-    }
-  }
-  collective_check(comm, message.empty(), message);
 }
 
 }  // namespace

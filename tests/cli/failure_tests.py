@@ -205,6 +205,46 @@ if p is not None and p.returncode == 0:
 else:
     check("reader: eval graph written", False, p.stderr if p else "hang")
 
+# `lsgl hash`: bad labels, bad bit counts, files that are not ours.
+np.save(path("hash-lab.npy"), (np.arange(n) % 3).astype(np.int64))
+np.save(path("hash-lab-short.npy"), np.zeros(n - 3, dtype=np.int64))
+with h5py.File(path("x3.h5"), "w") as f:
+    f["X"] = X[:, :3]
+model = path("hash-model.h5")
+train = ["hash", "train", "--input", good, "--features", "raw", "--quiet"]
+p = run(*train, "--labels", path("hash-lab.npy"), "--bits", 8, "--output", model)
+check("hash: a model is trained", p is not None and p.returncode == 0 and os.path.exists(model),
+      p.stderr[-500:] if p else "hang")
+hash_cases = {
+    "hash train: labels of the wrong length": (
+        [*train, "--labels", path("hash-lab-short.npy"), "--bits", 8], "labels"),
+    "hash train: sdh without labels": ([*train, "--bits", 8], "--labels"),
+    "hash train: bits 0": ([*train, "--labels", path("hash-lab.npy"), "--bits", 0], "--bits"),
+    "hash train: bits 1025": ([*train, "--labels", path("hash-lab.npy"), "--bits", 1025], "--bits"),
+    "hash train: itq with more bits than features": (
+        ["hash", "train", "--input", good, "--loss", "itq", "--features", "raw", "--bits", d + 1],
+        "--bits"),
+    "hash train: dcc with the itq loss": (
+        [*train, "--loss", "itq", "--solver", "dcc", "--bits", 2], "dcc"),
+    "hash encode: a data file as the model": (
+        ["hash", "encode", "--model", good, "--input", good], "not an lsgl hash model"),
+    "hash encode: a text file as the model": (
+        ["hash", "encode", "--model", path("text.h5"), "--input", good], "not an HDF5"),
+    "hash encode: wrong number of columns": (
+        ["hash", "encode", "--model", model, "--input", path("x3.h5")], "columns"),
+    "hash eval: a data file as the database": (
+        ["hash", "eval", "--queries", model, "--database", good], "no lsgl hash codes"),
+    "hash: unknown command": (["hash", "fit"], "unknown hash command"),
+}
+for name, (args, mention) in hash_cases.items():
+    out = path("hash-out.h5")
+    extra = [] if args[1] == "eval" or args == ["hash", "fit"] else ["--output", out]
+    p = run(*args, *extra)
+    ok, detail = clean_failure(p, out, mention)
+    check(name, ok and not os.path.exists(out), detail)
+    if p is not None and error_lines(p):
+        print(f"    {error_lines(p)[0]}")
+
 # --- outputs that cannot be written --------------------------------------------------------------
 plain = write("plain.txt", b"a file, not a directory\n")
 cases = {

@@ -25,7 +25,9 @@
 namespace lsgl::dpcd {
 
 enum class Domain { kFree, kFixedCount };            // Omega_{-1}, Omega_r
-enum class ThresholdRule { kLipschitz, kAdaptive };  // L0 + eps, or seed eq. 7
+// L0 + eps, seed eq. 7, or (our addition) coordinate-wise constants L_i + eps from the problem
+// (Problem::coordinate_lipschitz): coordinate i is principal when flipping it alone lowers f.
+enum class ThresholdRule { kLipschitz, kAdaptive, kCoordinate };
 // Omega_r: c subtracted from g before eq. 7. kSplit: midway between the r-th and (r+1)-th
 // smallest entries of g (r = number of +1 entries), i.e. the value that separates the r
 // coordinates the linear surrogate wants at +1 from the others.
@@ -50,6 +52,10 @@ struct Options {
   Fallback fallback = Fallback::kHalve;
   int max_iterations = 100;       // principal-coordinate updates (seed: 100 for subgraphs)
   std::int64_t max_flips = 0;     // at most this many flips (pairs on Omega_r) per update; 0: no cap
+  // Omega_{-1} only (our addition, for problems made of independent blocks, see
+  // Problem::block_size): flip at most one coordinate per block per update, the eligible one of
+  // largest margin. With coordinate thresholds every such update lowers f.
+  bool one_per_block = false;
   int ns_every = 10;              // T: neighbourhood search after every T updates (0: never)
   bool ns_at_stagnation = true;   // and whenever an update moved nothing
   int ns_m = 5;                   // m: at most m flips (Omega_{-1}) or m pair swaps (Omega_r)
@@ -83,6 +89,13 @@ class Problem {
   virtual void flip(const std::vector<std::int64_t>& local) = 0;
   // Collective. A Lipschitz constant of grad f on [-1,1]^n, or <= 0 when unknown.
   virtual double lipschitz() { return 0.0; }
+  // Local. Coordinate-wise constants of this rank's coordinates: flipping coordinate i alone
+  // changes f by at most -2 x_i g_i + 2 L_i (exact for quadratic f with L_i = d^2f/dx_i^2).
+  // Empty when unknown.
+  virtual std::vector<double> coordinate_lipschitz() { return {}; }
+  // Coordinates interact only inside consecutive groups of this many global indices (e.g. the
+  // bits of one sample's code); 0 when there is no such structure. The same on every rank.
+  virtual std::int64_t block_size() const { return 0; }
   // Collective; every rank passes the same global indices. The exact change of f when the
   // coordinates of any subset T of `global` are flipped, in the pairwise form
   //   delta f(T) = sum_{i in T} single[i] + sum_{i < j in T} pair[i * s + j]   (s = size),

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -76,7 +77,8 @@ class ReproducibleSum {
  public:
   // Every rank passes the same bound and term count (e.g. after an all-reduce).
   ReproducibleSum(double max_abs, std::int64_t max_terms);
-  void add(double v);
+  // Rounds v to the nearest multiple of 2^-bits (ties to even) and adds it exactly.
+  void add(double v) { acc_ += static_cast<std::int64_t>(std::nearbyint(v * scale_)); }
   // Collective. The global sum.
   double result(MPI_Comm comm) const;
 

@@ -6,12 +6,14 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
+#include "lsgl/io/h5.hpp"
 
 namespace lsgl {
 
@@ -52,5 +54,14 @@ void check_writable(MPI_Comm comm, const std::string& path);
 
 // The temporary name used while writing `path`.
 std::string temporary_name(const std::string& path);
+
+// Collective. Creates an HDF5 file at temporary_name(path), runs write(file), closes it and
+// renames it to `path`; on any failure the temporary file is removed and the error is raised on
+// every rank, so no half-written output is left behind.
+void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
+                           const std::function<void(const h5::File&)>& write);
+
+// Collective. Sets the attributes on `obj` (a group, a dataset or "/").
+void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs);
 
 }  // namespace lsgl

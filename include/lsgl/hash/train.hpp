@@ -1,0 +1,87 @@
+#pragma once
+// Training binary hash codes: supervised discrete hashing (SDH loss, Shen et al. 2015, as in the
+// DPCD seed's hashing section) and iterative quantisation (ITQ, Gong & Lazebnik 2011), each with
+// DPCD or the loss's own B-solver. Samples are distributed in chunk-aligned sample blocks
+// (chunked.hpp); the B-step needs no communication beyond DPCD's selections, the small systems
+// are formed by reproducible all-reduces and solved on every rank with LAPACK.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lsgl/dpcd/optimizer.hpp"
+#include "lsgl/hash/dense.hpp"
+#include "lsgl/hash/features.hpp"
+
+namespace lsgl::hash {
+
+enum class Loss { kSdh, kItq };
+// B-step solvers: dpcd (the seed), dcc (SDH's discrete cyclic coordinate descent; SDH loss
+// only), sign (ITQ's b = sgn(V R); ITQ loss only).
+enum class BSolver { kDpcd, kDcc, kSign };
+Loss parse_loss(const std::string& s);
+BSolver parse_solver(const std::string& s);
+std::string to_string(Loss l);
+std::string to_string(BSolver s);
+
+struct TrainOptions {
+  int bits = 32;
+  Loss loss = Loss::kSdh;
+  BSolver solver = BSolver::kDpcd;
+  FeatureKind features = FeatureKind::kRbf;
+  std::int64_t anchors = 1000;
+  int alternations = 5;   // SDH: W/P/B alternations (seed: at most 5)
+  int itq_iterations = 50;  // ITQ: B-step / rotation alternations (Gong & Lazebnik: 50)
+  double beta = 1.0;      // SDH: ridge of the W-step (seed eq. 18)
+  double lambda = 0.01;   // ridge of the hash projection P (seed eq. 19)
+  double nu = 1e-5;       // SDH: weight of ||B - P^T phi||^2 in the B-step (0: the seed's loss)
+  int dcc_sweeps = 10;    // dcc: at most this many sweeps per B-step
+  // dpcd B-step: free domain, 20 updates and a 5-neighbourhood search every 10 (seed); our
+  // defaults: coordinate-wise thresholds 2 (W W^T)_kk and one bit per code per update, so every
+  // update lowers the loss (bits of one code interact through W W^T; codes do not). With the
+  // ITQ loss (A = 0) no bits interact and one_per_block is ignored.
+  dpcd::Options dpcd;
+  std::uint64_t seed = 1;
+  std::int64_t chunk = 1024;  // samples per chunk of the reproducible sums
+  TrainOptions() {
+    dpcd.domain = dpcd::Domain::kFree;
+    dpcd.max_iterations = 20;
+    dpcd.ns_every = 10;
+    dpcd.ns_m = 5;
+    dpcd.thresholds = dpcd::ThresholdRule::kCoordinate;
+    dpcd.one_per_block = true;
+  }
+};
+
+// The hash function h(x) = sgn(P^T phi(x)): phi the (centred) feature map, P dim x bits.
+struct Model {
+  FeatureMap features;
+  Mat P;
+  int bits = 0;
+  Loss loss = Loss::kSdh;
+  BSolver solver = BSolver::kDpcd;
+};
+
+struct TrainReport {
+  std::vector<double> objective;  // the loss after each alternation
+  std::vector<std::int8_t> codes; // learned B of this rank's samples (local x bits, +-1)
+  std::int64_t bstep_iterations = 0;  // DPCD updates or DCC sweeps, all B-steps (max over ranks)
+  std::int64_t flips = 0;             // bits changed by the B-steps
+  double t_features = 0, t_bstep = 0, t_wstep = 0, t_pstep = 0, t_total = 0;  // max over ranks
+};
+
+// Collective. Trains on `rows` (this rank's rows of blocks) with class indices `labels` in
+// [0, classes) (SDH; ignored by ITQ). Throws CollectiveError on invalid options.
+Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
+            const std::vector<std::int32_t>& labels, int classes, const TrainOptions& o,
+            TrainReport* report);
+
+// Local. Codes of `rows` input rows: sgn(P^T phi(x)) (0 gives +1), rows x bits as +-1.
+std::vector<std::int8_t> encode(const Model& m, const float* x, std::int64_t rows);
+
+// Local. The W-step of SDH (seed eq. 18): W = (B B^T + beta I)^{-1} B Y^T from the reduced
+// BBt (r x r) and BYt (r x c).
+Mat sdh_w_step(const Mat& BBt, const Mat& BYt, double beta);
+
+}  // namespace lsgl::hash

@@ -1,0 +1,68 @@
+#pragma once
+// `lsgl hash train | encode | eval`: binary codes learned with DPCD (or the baselines' solvers)
+// and judged by Hamming ranking. Progress and summaries are printed by rank 0. Every run_*
+// function is collective and throws CollectiveError on bad input.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "lsgl/hash/retrieval.hpp"
+#include "lsgl/hash/train.hpp"
+
+namespace lsgl {
+
+struct HashTrainOptions {
+  std::string input, dataset = "/X";
+  std::string labels, labels_dataset = "/labels";  // required for --loss sdh
+  std::string output;
+  hash::TrainOptions train;
+  bool quiet = false;
+  std::string command_line, configuration;
+};
+
+struct HashTrainSummary {
+  std::int64_t n = 0, d = 0, dim = 0;
+  int classes = 0;
+  hash::TrainReport report;
+  double t_read = 0, t_encode = 0, t_write = 0, t_total = 0;
+};
+
+HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o);
+
+struct HashEncodeOptions {
+  std::string model;
+  std::string input, dataset = "/X";
+  std::string labels, labels_dataset = "/labels";
+  std::int64_t per_class = 0;  // > 0: encode only this many rows per label (seeded); needs labels
+  std::uint64_t seed = 1;
+  std::string output;
+  bool quiet = false;
+  std::string command_line;
+};
+
+struct HashEncodeSummary {
+  std::int64_t rows = 0;       // rows encoded
+  std::int64_t short_classes = 0;  // labels with fewer rows than per_class (all taken)
+  double t_encode = 0, t_total = 0;
+};
+
+HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o);
+
+struct HashEvalOptions {
+  std::string queries, database;
+  std::int64_t top = 500;  // Precision@top
+  std::string json;
+  bool quiet = false;
+};
+
+struct HashEvalSummary {
+  hash::RetrievalScore score;
+  int bits = 0;
+  std::int64_t database = 0;
+  double seconds = 0;
+};
+
+HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o);
+
+}  // namespace lsgl

@@ -1,0 +1,187 @@
+// `lsgl hash train | encode | eval`: options -> pipelines.
+#include "commands_impl.hpp"
+#include "lsgl/pipeline/hash.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+#include "options.hpp"
+
+namespace lsgl::cli {
+
+namespace {
+
+const char* kHashUsage =
+    "usage: [mpirun -n P] lsgl hash <train|encode|eval> [options]\n"
+    "\n"
+    "Binary hash codes for fast retrieval (the DPCD seed's hashing showcase):\n"
+    "  train    learn codes B and the hash function h(x) = sgn(P^T phi(x)) from data (and\n"
+    "           labels for the supervised SDH loss); writes the model and the training set's\n"
+    "           codes (the database)\n"
+    "  encode   codes of new data with a model (e.g. the queries)\n"
+    "  eval     Hamming ranking of the database for every query: MAP and Precision@500\n"
+    "\n"
+    "'lsgl hash <command> --help' explains each command's options.\n";
+
+int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
+  HashTrainOptions o;
+  hash::TrainOptions& t = o.train;
+  std::string loss, solver, features, thresholds;
+  std::int64_t seed = 1;
+  po::options_description desc("lsgl hash train options");
+  desc.add_options()
+      ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy or IDX(.gz); one "
+       "sample per row")
+      ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
+      ("labels", po::value(&o.labels), "labels of the training samples (IDX, .npy or HDF5 "
+       "--labels-dataset); required by --loss sdh, stored with the database codes")
+      ("labels-dataset", po::value(&o.labels_dataset)->default_value(o.labels_dataset),
+       "HDF5 dataset of --labels")
+      ("output", po::value(&o.output), "model file to write (HDF5, written atomically)")
+      ("bits", po::value(&t.bits)->default_value(t.bits), "code length r (1 to 1024)")
+      ("loss", po::value(&loss)->default_value("sdh"),
+       "sdh (supervised: ||Y - W^T B||^2 + beta ||W||^2 + nu ||B - P^T phi||^2) or itq "
+       "(unsupervised: ||B - V R||^2, V the PCA projection, R a rotation)")
+      ("solver", po::value(&solver)->default_value("dpcd"),
+       "B-step: dpcd (discrete principal coordinate descent), dcc (SDH's bit-by-bit cyclic "
+       "coordinate descent; sdh only) or sign (ITQ's sgn(V R); itq only)")
+      ("features", po::value(&features),
+       "rbf (exp(-||x - a||^2 / 2 sigma^2) over --anchors training samples; default for sdh) or "
+       "raw (the input columns; default for itq); centred either way")
+      ("anchors", po::value(&t.anchors)->default_value(t.anchors), "rbf: number of anchors")
+      ("alternations", po::value(&t.alternations)->default_value(t.alternations),
+       "sdh: W-step / P-step / B-step rounds (seed: 5)")
+      ("itq-iterations", po::value(&t.itq_iterations)->default_value(t.itq_iterations),
+       "itq: B-step / rotation rounds")
+      ("beta", po::value(&t.beta)->default_value(t.beta), "sdh: ridge of the W-step")
+      ("lambda", po::value(&t.lambda)->default_value(t.lambda), "ridge of the hash projection P")
+      ("nu", po::value(&t.nu)->default_value(t.nu),
+       "sdh: weight of ||B - P^T phi||^2 in the B-step (SDH's 1e-5; 0 gives the seed's loss)")
+      ("dcc-sweeps", po::value(&t.dcc_sweeps)->default_value(t.dcc_sweeps),
+       "dcc: at most this many sweeps over the bits per B-step")
+      ("max-iter", po::value(&t.dpcd.max_iterations)->default_value(t.dpcd.max_iterations),
+       "dpcd: principal-coordinate updates per B-step (seed: 20)")
+      ("thresholds", po::value(&thresholds)->default_value("coordinate"),
+       "dpcd: coordinate (flip a bit when flipping it alone lowers the loss: threshold "
+       "2 (W W^T)_kk), adaptive (seed eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
+       "L0 = 2 x largest eigenvalue of W W^T)")
+      ("one-per-code", po::value(&t.dpcd.one_per_block)->default_value(true),
+       "dpcd: flip at most one bit of each code per update (the best); with coordinate "
+       "thresholds every update then lowers the loss")
+      ("alpha1", po::value(&t.dpcd.alpha1)->default_value(t.dpcd.alpha1),
+       "dpcd: flip +1 bits whose gradient exceeds alpha1 L1")
+      ("alpha2", po::value(&t.dpcd.alpha2)->default_value(t.dpcd.alpha2),
+       "dpcd: flip -1 bits whose gradient is below -alpha2 L2")
+      ("ns-every", po::value(&t.dpcd.ns_every)->default_value(t.dpcd.ns_every),
+       "dpcd: neighbourhood search after every T updates (seed: 10)")
+      ("ns-m", po::value(&t.dpcd.ns_m)->default_value(t.dpcd.ns_m),
+       "dpcd: at most m flips in the neighbourhood search (seed: 5; 0: none)")
+      ("seed", po::value(&seed)->default_value(1), "random seed (initial codes, anchors, ITQ's "
+       "rotation, neighbourhood sampling)")
+      ("chunk", po::value(&t.chunk)->default_value(t.chunk),
+       "samples per chunk of the reproducible sums (the results do not depend on the number "
+       "of ranks; ranks hold whole chunks)")
+      ("quiet", po::bool_switch(&o.quiet), "print only the summary and errors");
+  add_common_options(desc);
+  const Parsed p = parse(comm, args, desc);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl hash train --input X [--labels Y] --bits r --output "
+               "model.h5 [--loss sdh|itq] [--solver dpcd|dcc|sign] [--features rbf|raw]\n",
+               desc);
+    return 0;
+  }
+  collective_check(comm, p.vm.count("input") > 0, "--input is required");
+  collectively(comm, [&] {
+    t.loss = hash::parse_loss(loss);
+    t.solver = hash::parse_solver(solver);
+    t.features = features.empty()
+                     ? (t.loss == hash::Loss::kSdh ? hash::FeatureKind::kRbf
+                                                   : hash::FeatureKind::kRaw)
+                     : hash::parse_features(features);
+    t.dpcd.thresholds = dpcd::parse_thresholds(thresholds);
+    if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
+  });
+  t.seed = static_cast<std::uint64_t>(seed);
+  t.dpcd.seed = t.seed;
+  o.command_line = command_line;
+  o.configuration = effective_configuration(p.vm);
+  run_hash_train(comm, o);
+  return 0;
+}
+
+int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
+  HashEncodeOptions o;
+  std::int64_t seed = 1;
+  po::options_description desc("lsgl hash encode options");
+  desc.add_options()
+      ("model", po::value(&o.model), "model file written by 'lsgl hash train'")
+      ("input", po::value(&o.input), "data to encode (same formats and columns as training)")
+      ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
+      ("labels", po::value(&o.labels), "their labels (stored with the codes, needed by eval)")
+      ("labels-dataset", po::value(&o.labels_dataset)->default_value(o.labels_dataset),
+       "HDF5 dataset of --labels")
+      ("per-class", po::value(&o.per_class)->default_value(0),
+       "encode only this many rows of each label, drawn with --seed (0: all rows)")
+      ("seed", po::value(&seed)->default_value(1), "random seed of --per-class")
+      ("output", po::value(&o.output), "codes file to write (HDF5 /hash/codes, uint8, bits "
+       "packed row by row, bit k in bit k%8 of byte k/8)")
+      ("quiet", po::bool_switch(&o.quiet), "print only the summary and errors");
+  add_common_options(desc);
+  const Parsed p = parse(comm, args, desc);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl hash encode --model model.h5 --input X [--labels Y] "
+               "[--per-class 100] --output codes.h5\n",
+               desc);
+    return 0;
+  }
+  collective_check(comm, p.vm.count("model") > 0 && p.vm.count("input") > 0,
+                   "--model and --input are required");
+  collective_check(comm, seed >= 0, "--seed must be >= 0");
+  o.seed = static_cast<std::uint64_t>(seed);
+  o.command_line = command_line;
+  run_hash_encode(comm, o);
+  return 0;
+}
+
+int eval(MPI_Comm comm, const std::vector<std::string>& args) {
+  HashEvalOptions o;
+  po::options_description desc("lsgl hash eval options");
+  desc.add_options()
+      ("queries", po::value(&o.queries), "query codes (from 'lsgl hash encode', with labels)")
+      ("database", po::value(&o.database),
+       "database codes: a model file (its training codes) or a codes file, with labels")
+      ("top", po::value(&o.top)->default_value(o.top), "k of Precision@k")
+      ("json", po::value(&o.json), "also write the results as one JSON object to this file")
+      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
+  add_common_options(desc);
+  const Parsed p = parse(comm, args, desc);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl hash eval --queries q.h5 --database model.h5 "
+               "[--json out.json]\n",
+               desc);
+    return 0;
+  }
+  run_hash_eval(comm, o);
+  return 0;
+}
+
+}  // namespace
+
+int hash_command(MPI_Comm comm, const std::vector<std::string>& args,
+                 const std::string& command_line) {
+  const std::string sub = args.empty() ? "" : args[0];
+  const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+  if (sub.empty() || sub == "--help" || sub == "help") {
+    if (comm_rank(comm) == 0) std::fputs(kHashUsage, stdout);
+    return sub.empty() ? 1 : 0;
+  }
+  if (sub == "train") return train(comm, rest, command_line);
+  if (sub == "encode") return encode(comm, rest, command_line);
+  if (sub == "eval") return eval(comm, rest);
+  collective_check(comm, false,
+                   "unknown hash command '" + sub + "' (train, encode or eval; try 'lsgl hash --help')");
+  return 1;
+}
+
+}  // namespace lsgl::cli

@@ -1,0 +1,158 @@
+// HDF5 model and codes files of `lsgl hash` (see model_io.hpp).
+#include "lsgl/hash/model_io.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <variant>
+
+#include "lsgl/hash/retrieval.hpp"
+#include "lsgl/io/h5.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+
+namespace lsgl::hash {
+
+namespace {
+
+constexpr const char* kModelFormat = "lsgl-hash-model";
+constexpr const char* kCodesFormat = "lsgl-hash-codes";
+
+void write_block(const h5::File& f, const CodeBlock& b) {
+  const std::int64_t nb = code_bytes(b.bits);
+  h5::write_2d(f, "/hash/codes", b.codes, b.begin, b.n, nb);
+  if (b.has_labels)
+    h5::write_1d(f, "/hash/labels", b.labels, b.begin, b.n);
+}
+
+// The format attribute of /hash, or "" when the file has none.
+std::string format_of(const h5::File& f) {
+  try {
+    return h5::get_attr_string(f, "/hash", "format");
+  } catch (const CollectiveError&) {
+    return "";
+  }
+}
+
+}  // namespace
+
+void write_model(MPI_Comm comm, const std::string& path, const Model& m, const CodeBlock& block,
+                 const std::vector<double>& objective, const Attributes& attributes) {
+  const bool root = comm_rank(comm) == 0;
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
+    h5::ensure_group(f, "/hash");
+    const std::int64_t dim = m.P.rows;
+    h5::write_2d(f, "/hash/P", root ? m.P.a : std::vector<double>{}, 0, dim, m.bits);
+    h5::write_1d(f, "/hash/mean", root ? m.features.mean : std::vector<double>{}, 0, dim);
+    if (m.features.kind == FeatureKind::kRbf) {
+      const Mat& a = m.features.anchors;
+      h5::write_2d(f, "/hash/anchors", root ? a.a : std::vector<double>{}, 0, a.rows, a.cols);
+    }
+    h5::write_1d(f, "/hash/objective", root ? objective : std::vector<double>{}, 0,
+                 static_cast<std::int64_t>(objective.size()));
+    write_block(f, block);
+    set_attributes(f, "/hash", {{"format", std::string(kModelFormat)},
+                       {"format_version", std::int64_t{1}},
+                       {"bits", static_cast<std::int64_t>(m.bits)},
+                       {"loss", to_string(m.loss)},
+                       {"solver", to_string(m.solver)},
+                       {"features", to_string(m.features.kind)},
+                       {"input_dim", m.features.input_dim},
+                       {"sigma", m.features.sigma}});
+    set_attributes(f, "/hash", attributes);
+  });
+}
+
+Model read_model(MPI_Comm comm, const std::string& path) {
+  h5::File f = h5::open_read(comm, path);
+  collective_check(comm, format_of(f) == kModelFormat,
+                   "'" + path + "' is not an lsgl hash model (no /hash format attribute '" +
+                       std::string(kModelFormat) + "'; make one with 'lsgl hash train')");
+  Model m;
+  m.bits = static_cast<int>(h5::get_attr_int(f, "/hash", "bits"));
+  collectively(comm, [&] {
+    m.loss = parse_loss(h5::get_attr_string(f, "/hash", "loss"));
+    m.solver = parse_solver(h5::get_attr_string(f, "/hash", "solver"));
+    m.features.kind = parse_features(h5::get_attr_string(f, "/hash", "features"));
+  });
+  m.features.input_dim = h5::get_attr_int(f, "/hash", "input_dim");
+  m.features.sigma = h5::get_attr_double(f, "/hash", "sigma");
+  const h5::DatasetInfo pi = h5::dataset_info(f, "/hash/P");
+  collective_check(comm, pi.dims.size() == 2 && pi.dims[1] == m.bits,
+                   "'" + path + "': /hash/P is not dim x bits");
+  m.P = Mat(pi.dims[0], m.bits);
+  m.P.a = h5::read_2d<double>(f, "/hash/P", 0, pi.dims[0]);
+  m.features.mean = h5::read_1d<double>(f, "/hash/mean", 0, pi.dims[0]);
+  if (m.features.kind == FeatureKind::kRbf) {
+    const h5::DatasetInfo ai = h5::dataset_info(f, "/hash/anchors");
+    collective_check(comm,
+                     ai.dims.size() == 2 && ai.dims[0] == pi.dims[0] &&
+                         ai.dims[1] == m.features.input_dim,
+                     "'" + path + "': /hash/anchors does not match /hash/P");
+    m.features.anchors = Mat(ai.dims[0], ai.dims[1]);
+    m.features.anchors.a = h5::read_2d<double>(f, "/hash/anchors", 0, ai.dims[0]);
+  } else {
+    collective_check(comm, pi.dims[0] == m.features.input_dim,
+                     "'" + path + "': /hash/P does not match the input dimension");
+  }
+  return m;
+}
+
+void write_codes(MPI_Comm comm, const std::string& path, const CodeBlock& block,
+                 const Attributes& attributes) {
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
+    h5::ensure_group(f, "/hash");
+    write_block(f, block);
+    h5::write_1d(f, "/hash/rows", block.rows, block.begin, block.n);
+    set_attributes(f, "/hash", {{"format", std::string(kCodesFormat)},
+                       {"format_version", std::int64_t{1}},
+                       {"bits", static_cast<std::int64_t>(block.bits)}});
+    set_attributes(f, "/hash", attributes);
+  });
+}
+
+CodeBlock read_codes(MPI_Comm comm, const std::string& path, bool all) {
+  h5::File f = h5::open_read(comm, path);
+  const std::string format = format_of(f);
+  collective_check(comm, format == kModelFormat || format == kCodesFormat,
+                   "'" + path + "' holds no lsgl hash codes (make them with 'lsgl hash train' "
+                   "or 'lsgl hash encode')");
+  CodeBlock b;
+  b.bits = static_cast<int>(h5::get_attr_int(f, "/hash", "bits"));
+  const h5::DatasetInfo ci = h5::dataset_info(f, "/hash/codes");
+  collective_check(comm, ci.dims.size() == 2 && ci.dims[1] == code_bytes(b.bits),
+                   "'" + path + "': /hash/codes does not match its bits attribute");
+  b.n = ci.dims[0];
+  const Partition part(b.n, comm_size(comm));
+  const int rank = comm_rank(comm);
+  b.begin = all ? 0 : part.begin(rank);
+  const std::int64_t count = all ? b.n : part.count(rank);
+  b.codes = h5::read_2d<std::uint8_t>(f, "/hash/codes", b.begin, count);
+  b.has_labels = true;
+  try {
+    h5::dataset_info(f, "/hash/labels");
+  } catch (const CollectiveError&) {
+    b.has_labels = false;
+  }
+  if (b.has_labels) b.labels = h5::read_1d<std::int64_t>(f, "/hash/labels", b.begin, count);
+  if (format == kCodesFormat) {
+    b.rows = h5::read_1d<std::int64_t>(f, "/hash/rows", b.begin, count);
+  } else {
+    for (std::int64_t i = 0; i < count; ++i) b.rows.push_back(b.begin + i);
+  }
+  for (const char* name : {"loss", "solver", "features"}) {
+    try {
+      b.attributes.push_back({name, h5::get_attr_string(f, "/hash", name)});
+    } catch (const CollectiveError&) {
+    }
+  }
+  for (const char* name : {"train_seconds", "bstep_seconds", "encode_seconds"}) {
+    try {
+      b.attributes.push_back({name, h5::get_attr_double(f, "/hash", name)});
+    } catch (const CollectiveError&) {
+    }
+  }
+  return b;
+}
+
+}  // namespace lsgl::hash

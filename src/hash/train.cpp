@@ -1,0 +1,304 @@
+// SDH and ITQ training with DPCD or the losses' own B-solvers (see train.hpp).
+#include "lsgl/hash/train.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "lsgl/hash/codes_problem.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+
+namespace lsgl::hash {
+
+Loss parse_loss(const std::string& s) {
+  if (s == "sdh") return Loss::kSdh;
+  if (s == "itq") return Loss::kItq;
+  throw std::invalid_argument("unknown --loss '" + s + "' (sdh or itq)");
+}
+BSolver parse_solver(const std::string& s) {
+  if (s == "dpcd") return BSolver::kDpcd;
+  if (s == "dcc") return BSolver::kDcc;
+  if (s == "sign") return BSolver::kSign;
+  throw std::invalid_argument("unknown --solver '" + s + "' (dpcd, dcc or sign)");
+}
+std::string to_string(Loss l) { return l == Loss::kSdh ? "sdh" : "itq"; }
+std::string to_string(BSolver s) {
+  return s == BSolver::kDpcd ? "dpcd" : s == BSolver::kDcc ? "dcc" : "sign";
+}
+
+namespace {
+
+std::uint64_t splitmix(std::uint64_t x) {
+  std::uint64_t z = x + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Random +-1 codes, a function of (seed, global coordinate) only.
+std::vector<std::int8_t> random_codes(std::int64_t first, std::int64_t local, int bits,
+                                      std::uint64_t seed) {
+  std::vector<std::int8_t> b(static_cast<std::size_t>(local * bits));
+  const std::uint64_t base = splitmix(seed ^ 0x5bd1e995ULL);
+  for (std::int64_t i = 0; i < local * bits; ++i)
+    b[i] = (splitmix(base + static_cast<std::uint64_t>(first * bits + i)) >> 63) ? 1 : -1;
+  return b;
+}
+
+// A Gaussian r x r matrix from `seed` (Box-Muller), the same on every rank.
+Mat gaussian_matrix(int r, std::uint64_t seed) {
+  Mat G(r, r);
+  std::uint64_t s = splitmix(seed ^ 0x1b873593ULL);
+  for (auto& v : G.a) {
+    const double u1 = (static_cast<double>(splitmix(s++) >> 11) + 0.5) * 0x1.0p-53;
+    const double u2 = (static_cast<double>(splitmix(s++) >> 11) + 0.5) * 0x1.0p-53;
+    v = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+  return G;
+}
+
+std::vector<double> to_double(const std::vector<std::int8_t>& b) { return {b.begin(), b.end()}; }
+
+// C = A B for local row blocks: A local x p (row-major), B p x q.
+std::vector<double> times(const std::vector<double>& A, std::int64_t local, const Mat& B) {
+  std::vector<double> C(static_cast<std::size_t>(local * B.cols));
+  if (local > 0)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(local),
+                static_cast<int>(B.cols), static_cast<int>(B.rows), 1.0, A.data(),
+                static_cast<int>(B.rows), B.a.data(), static_cast<int>(B.cols), 0.0, C.data(),
+                static_cast<int>(B.cols));
+  return C;
+}
+
+// Reproducible sum over samples of one value per sample.
+double sample_sum(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<double>& v) {
+  return sample_column_sums(comm, blocks, v.data(), 1, static_cast<std::int64_t>(v.size()))[0];
+}
+
+double max_over_ranks(MPI_Comm comm, double v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return v;
+}
+
+class Timer {
+ public:
+  explicit Timer(double& acc) : acc_(acc), t0_(MPI_Wtime()) {}
+  ~Timer() { acc_ += MPI_Wtime() - t0_; }
+
+ private:
+  double& acc_;
+  double t0_;
+};
+
+// One B-step on f(B) = sum_i b_i^T A b_i - 2 c_i^T b_i + f0 with the chosen solver; returns
+// the objective after it.
+double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, const Mat& A,
+              const Mat* factor, const std::vector<double>& c, double f0,
+              std::vector<std::int8_t>& codes, TrainReport& rep) {
+  const int rank = comm_rank(comm);
+  const std::int64_t first = blocks.begin(rank);
+  std::int64_t iterations = 0;
+  double objective = 0.0;
+  const std::vector<std::int8_t> before = codes;
+  {
+    Timer t(rep.t_bstep);
+    if (o.solver == BSolver::kDpcd) {
+      CodeProblem p(comm, blocks.n, first, o.bits, A, factor, c, codes, f0);
+      dpcd::Options d = o.dpcd;
+      if (std::all_of(A.a.begin(), A.a.end(), [](double v) { return v == 0.0; }))
+        d.one_per_block = false;  // no two bits interact
+      const dpcd::Report r = dpcd::minimize(p, d);
+      codes = p.x();
+      objective = p.objective();
+      iterations = r.iterations;
+    } else if (o.solver == BSolver::kDcc) {
+      iterations = dcc_bstep(A, c, codes, o.bits, o.dcc_sweeps);
+    } else {
+      sign_bstep(c, codes);
+      iterations = 1;
+    }
+  }
+  rep.bstep_iterations += allreduce_max(comm, iterations);
+  std::int64_t changed = 0;
+  for (std::size_t i = 0; i < codes.size(); ++i) changed += codes[i] != before[i];
+  rep.flips += allreduce_sum(comm, changed);
+  // The loss after the step, evaluated as the DPCD problem does (exact, rank-independent).
+  if (o.solver == BSolver::kDpcd) return objective;
+  return CodeProblem(comm, blocks.n, first, o.bits, A, factor, c, codes, f0).objective();
+}
+
+void validate(MPI_Comm comm, const TrainOptions& o, std::int64_t dim, int classes) {
+  collective_check(comm, o.bits >= 1 && o.bits <= 1024, "--bits must be between 1 and 1024");
+  collective_check(comm, !(o.solver == BSolver::kDcc && o.loss != Loss::kSdh),
+                   "--solver dcc (SDH's B-step) needs --loss sdh");
+  collective_check(comm, !(o.solver == BSolver::kSign && o.loss != Loss::kItq),
+                   "--solver sign (ITQ's B-step) needs --loss itq");
+  collective_check(comm, o.loss != Loss::kItq || o.bits <= dim,
+                   "--loss itq needs --bits <= the feature dimension (" + std::to_string(dim) +
+                       ")");
+  collective_check(comm, o.loss != Loss::kSdh || classes >= 1, "--loss sdh needs labels");
+  collective_check(comm, o.beta > 0 && o.lambda > 0 && o.nu >= 0,
+                   "need --beta > 0, --lambda > 0 and --nu >= 0");
+  collective_check(comm, o.alternations >= 1 && o.itq_iterations >= 1 && o.dcc_sweeps >= 1,
+                   "the iteration counts must be >= 1");
+}
+
+// Hash projection (seed eq. 19): P = (Phi^T Phi + lambda I)^{-1} Phi^T B^T.
+Mat projection(MPI_Comm comm, const SampleBlocks& blocks, const Mat& gram,
+               const std::vector<double>& phi, std::int64_t dim,
+               const std::vector<std::int8_t>& codes, int bits, double lambda) {
+  const std::vector<double> bd = to_double(codes);
+  const std::int64_t local = static_cast<std::int64_t>(codes.size()) / bits;
+  const Mat rhs = sample_cross(comm, blocks, phi.data(), dim, bd.data(), bits, local);
+  Mat P;
+  collectively(comm, [&] { P = solve_spd(gram, lambda, rhs); });
+  return P;
+}
+
+Model train_sdh(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<double>& phi,
+                std::int64_t dim, const std::vector<std::int32_t>& labels, int classes,
+                const TrainOptions& o, TrainReport& rep, Model m) {
+  const int rank = comm_rank(comm), r = o.bits;
+  const std::int64_t first = blocks.begin(rank), local = blocks.end(rank) - first;
+  std::vector<std::int8_t> B = random_codes(first, local, r, o.seed);
+  Mat gram;
+  {
+    Timer t(rep.t_pstep);
+    gram = sample_cross(comm, blocks, phi.data(), dim, phi.data(), dim, local);
+  }
+  for (int it = 0; it < o.alternations; ++it) {
+    Mat W;
+    {
+      Timer t(rep.t_wstep);
+      // B B^T and B Y^T are integer sums: exact in int64.
+      std::vector<long long> bb(static_cast<std::size_t>(r * r), 0),
+          by(static_cast<std::size_t>(r * classes), 0);
+      for (std::int64_t s = 0; s < local; ++s) {
+        const std::int8_t* b = B.data() + s * r;
+        for (int k = 0; k < r; ++k) {
+          for (int l = 0; l < r; ++l) bb[k * r + l] += b[k] * b[l];
+          by[k * classes + labels[s]] += b[k];
+        }
+      }
+      MPI_Allreduce(MPI_IN_PLACE, bb.data(), static_cast<int>(bb.size()), MPI_LONG_LONG, MPI_SUM,
+                    comm);
+      MPI_Allreduce(MPI_IN_PLACE, by.data(), static_cast<int>(by.size()), MPI_LONG_LONG, MPI_SUM,
+                    comm);
+      Mat BBt(r, r), BYt(r, classes);
+      for (std::size_t i = 0; i < bb.size(); ++i) BBt.a[i] = static_cast<double>(bb[i]);
+      for (std::size_t i = 0; i < by.size(); ++i) BYt.a[i] = static_cast<double>(by[i]);
+      collectively(comm, [&] { W = sdh_w_step(BBt, BYt, o.beta); });
+    }
+    // c_i = W y_i + nu P^T phi_i; f0 = sum ||y_i||^2 + beta ||W||^2 + nu (sum ||F_i||^2 + n r).
+    std::vector<double> c(static_cast<std::size_t>(local * r));
+    double f0 = static_cast<double>(blocks.n);
+    for (double v : W.a) f0 += o.beta * v * v;
+    if (o.nu > 0) {
+      std::vector<double> F;
+      {
+        Timer t(rep.t_pstep);
+        F = times(phi, local, projection(comm, blocks, gram, phi, dim, B, r, o.lambda));
+      }
+      std::vector<double> norm2(static_cast<std::size_t>(local), 0.0);
+      for (std::int64_t s = 0; s < local; ++s)
+        for (int k = 0; k < r; ++k) {
+          c[s * r + k] = o.nu * F[s * r + k];
+          norm2[s] += F[s * r + k] * F[s * r + k];
+        }
+      f0 += o.nu * (sample_sum(comm, blocks, norm2) + static_cast<double>(blocks.n) * r);
+    }
+    for (std::int64_t s = 0; s < local; ++s)
+      for (int k = 0; k < r; ++k) c[s * r + k] += W(k, labels[s]);
+    Mat A(r, r);
+    for (int k = 0; k < r; ++k)
+      for (int l = 0; l < r; ++l)
+        for (int j = 0; j < classes; ++j) A(k, l) += W(k, j) * W(l, j);
+    rep.objective.push_back(b_step(comm, blocks, o, A, &W, c, f0, B, rep));
+  }
+  {
+    Timer t(rep.t_pstep);
+    m.P = projection(comm, blocks, gram, phi, dim, B, r, o.lambda);
+  }
+  rep.codes = std::move(B);
+  return m;
+}
+
+Model train_itq(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<double>& phi,
+                std::int64_t dim, const TrainOptions& o, TrainReport& rep, Model m) {
+  const int rank = comm_rank(comm), r = o.bits;
+  const std::int64_t local = blocks.end(rank) - blocks.begin(rank);
+  Mat E, R;
+  std::vector<double> V;
+  double norm_v = 0.0;
+  {
+    Timer t(rep.t_pstep);
+    const Mat gram = sample_cross(comm, blocks, phi.data(), dim, phi.data(), dim, local);
+    collectively(comm, [&] {
+      E = top_eigenvectors(gram, r);
+      R = polar_orthogonal(gaussian_matrix(r, o.seed));
+    });
+    V = times(phi, local, E);
+    std::vector<double> norm2(static_cast<std::size_t>(local), 0.0);
+    for (std::int64_t s = 0; s < local; ++s)
+      for (int k = 0; k < r; ++k) norm2[s] += V[s * r + k] * V[s * r + k];
+    norm_v = sample_sum(comm, blocks, norm2);
+  }
+  // ||B - V R||^2 = sum_i (r - 2 c_i^T b_i + ||v_i||^2), c_i = R^T v_i: A = 0.
+  const double f0 = static_cast<double>(blocks.n) * r + norm_v;
+  const Mat A(r, r);
+  std::vector<std::int8_t> B(static_cast<std::size_t>(local * r), 1);
+  for (int it = 0; it < o.itq_iterations; ++it) {
+    const std::vector<double> c = times(V, local, R);
+    rep.objective.push_back(b_step(comm, blocks, o, A, nullptr, c, f0, B, rep));
+    Timer t(rep.t_wstep);
+    const std::vector<double> bd = to_double(B);
+    const Mat M = sample_cross(comm, blocks, V.data(), r, bd.data(), r, local);
+    collectively(comm, [&] { R = polar_orthogonal(M); });  // Procrustes: max tr(R^T V^T B)
+  }
+  m.P = multiply(E, R);
+  rep.codes = std::move(B);
+  return m;
+}
+
+}  // namespace
+
+Mat sdh_w_step(const Mat& BBt, const Mat& BYt, double beta) { return solve_spd(BBt, beta, BYt); }
+
+Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
+            const std::vector<std::int32_t>& labels, int classes, const TrainOptions& o,
+            TrainReport* report) {
+  TrainReport rep;
+  const double t0 = MPI_Wtime();
+  const std::int64_t dim_guess = o.features == FeatureKind::kRaw ? rows.d : o.anchors;
+  validate(comm, o, dim_guess, o.loss == Loss::kSdh ? classes : 1);
+  Model m;
+  m.bits = o.bits;
+  m.loss = o.loss;
+  m.solver = o.solver;
+  std::vector<double> phi;
+  {
+    Timer t(rep.t_features);
+    m.features = fit_features(comm, blocks, rows, o.features, o.anchors, o.seed, &phi);
+  }
+  const std::int64_t dim = m.features.dim();
+  m = o.loss == Loss::kSdh ? train_sdh(comm, blocks, phi, dim, labels, classes, o, rep, std::move(m))
+                           : train_itq(comm, blocks, phi, dim, o, rep, std::move(m));
+  rep.t_total = MPI_Wtime() - t0;
+  for (double* t : {&rep.t_features, &rep.t_bstep, &rep.t_wstep, &rep.t_pstep, &rep.t_total})
+    *t = max_over_ranks(comm, *t);
+  if (report) *report = std::move(rep);
+  return m;
+}
+
+std::vector<std::int8_t> encode(const Model& m, const float* x, std::int64_t rows) {
+  const std::vector<double> phi = m.features.apply(x, rows);
+  const std::vector<double> proj = times(phi, rows, m.P);
+  std::vector<std::int8_t> codes(proj.size());
+  for (std::size_t i = 0; i < proj.size(); ++i) codes[i] = proj[i] < 0 ? -1 : 1;
+  return codes;
+}
+
+}  // namespace lsgl::hash

@@ -1,0 +1,327 @@
+// `lsgl hash train | encode | eval` (see hash.hpp).
+#include "lsgl/pipeline/hash.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "lsgl/dpcd/select.hpp"
+#include "lsgl/eval/labels.hpp"
+#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/hash/chunked.hpp"
+#include "lsgl/hash/model_io.hpp"
+#include "lsgl/io/dataset.hpp"
+#include "lsgl/util/blas.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/json.hpp"
+#include "lsgl/util/mpi.hpp"
+#include "lsgl/util/phase.hpp"
+
+namespace lsgl {
+
+namespace {
+
+constexpr int kMaxClasses = 100000;
+
+void check_output(MPI_Comm comm, const std::string& output,
+                  std::initializer_list<const std::string*> inputs) {
+  collective_check(comm, !output.empty(), "--output is required");
+  for (const std::string* in : inputs)
+    collective_check(comm, output != *in, "--output '" + output + "' must not be an input file");
+  check_writable(comm, output);
+}
+
+// Labels of this rank's rows; the file must hold exactly n labels.
+std::vector<std::int64_t> read_row_labels(MPI_Comm comm, const std::string& path,
+                                          const std::string& dataset, const LocalRows& rows) {
+  const std::int64_t len = labels_length(comm, path, dataset);
+  collective_check(comm, len == rows.n,
+                   "--labels '" + path + "' holds " + std::to_string(len) + " labels for " +
+                       std::to_string(rows.n) + " rows");
+  return read_labels(comm, path, dataset, rows.begin, rows.local_rows());
+}
+
+}  // namespace
+
+HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
+  const int rank = comm_rank(comm), size = comm_size(comm);
+  const bool talk = rank == 0 && !o.quiet;
+  const double t_start = MPI_Wtime();
+  HashTrainSummary s;
+  if (talk && !blas_kernel_advice().empty()) std::printf("%s\n", blas_kernel_advice().c_str());
+  check_output(comm, o.output, {&o.input, &o.labels});
+  collective_check(comm, o.train.loss != hash::Loss::kSdh || !o.labels.empty(),
+                   "--loss sdh is supervised: give --labels");
+  collective_check(comm, o.train.chunk >= 1, "--chunk must be >= 1");
+  LocalRows rows;
+  std::vector<std::int64_t> raw;
+  s.t_read = timed_phase(comm, "read", talk, [&] {
+    rows = read_dataset(comm, o.input, o.dataset);
+    if (!o.labels.empty()) raw = read_row_labels(comm, o.labels, o.labels_dataset, rows);
+  });
+  s.n = rows.n;
+  s.d = rows.d;
+  const hash::SampleBlocks blocks{rows.n, o.train.chunk, size};
+  const std::int64_t old_begin = rows.begin;
+  rows = hash::to_sample_blocks(comm, rows, blocks);
+  NodeLabels lab;
+  if (!o.labels.empty()) {
+    raw = hash::to_sample_blocks(comm, raw, old_begin, 1, blocks);
+    lab = make_node_labels(comm, raw, kMaxClasses);
+  }
+  s.classes = lab.num_classes();
+  hash::Model m;
+  timed_phase(comm, "train", talk, [&] {
+    m = hash::train(comm, blocks, rows, lab.index, s.classes, o.train, &s.report);
+  });
+  s.dim = m.features.dim();
+  hash::CodeBlock db;
+  s.t_encode = timed_phase(comm, "encode", talk, [&] {
+    db.n = rows.n;
+    db.begin = rows.begin;
+    db.bits = m.bits;
+    db.codes = hash::pack_codes(hash::encode(m, rows.x.data(), rows.local_rows()), m.bits);
+    db.has_labels = !o.labels.empty();
+    db.labels = raw;
+  });
+  const hash::TrainReport& r = s.report;
+  const dpcd::Options& d = o.train.dpcd;
+  s.t_write = timed_phase(comm, "write", talk, [&] {
+    const Attributes attrs = {
+        {"n", rows.n},
+        {"input_columns", rows.d},
+        {"classes", static_cast<std::int64_t>(s.classes)},
+        {"anchors", o.train.features == hash::FeatureKind::kRbf ? o.train.anchors : 0},
+        {"beta", o.train.beta},
+        {"lambda", o.train.lambda},
+        {"nu", o.train.nu},
+        {"alternations", static_cast<std::int64_t>(o.train.loss == hash::Loss::kSdh
+                                                      ? o.train.alternations
+                                                      : o.train.itq_iterations)},
+        {"dcc_sweeps", static_cast<std::int64_t>(o.train.dcc_sweeps)},
+        {"dpcd_max_iter", static_cast<std::int64_t>(d.max_iterations)},
+        {"dpcd_thresholds", dpcd::to_string(d.thresholds)},
+        {"dpcd_alpha1", d.alpha1},
+        {"dpcd_alpha2", d.alpha2},
+        {"dpcd_ns_every", static_cast<std::int64_t>(d.ns_every)},
+        {"dpcd_ns_m", static_cast<std::int64_t>(d.ns_m)},
+        {"seed", static_cast<std::int64_t>(o.train.seed)},
+        {"chunk", o.train.chunk},
+        {"train_seconds", r.t_total},
+        {"bstep_seconds", r.t_bstep},
+        {"wstep_seconds", r.t_wstep},
+        {"pstep_seconds", r.t_pstep},
+        {"features_seconds", r.t_features},
+        {"bstep_iterations", r.bstep_iterations},
+        {"bstep_flips", r.flips},
+        {"input", o.input},
+        {"labels", o.labels},
+        {"ranks", static_cast<std::int64_t>(size)},
+        {"lsgl_version", std::string(LSGL_VERSION)},
+        {"git_commit", std::string(LSGL_GIT_COMMIT)},
+        {"command_line", o.command_line},
+        {"configuration", o.configuration},
+        {"utc_time", utc_now()}};
+    hash::write_model(comm, o.output, m, db, r.objective, attrs);
+  });
+  s.t_total = MPI_Wtime() - t_start;
+  if (rank == 0) {
+    std::printf(
+        "lsgl hash train: %lld samples x %lld columns, %s features (dim %lld), %d bits, loss %s, "
+        "B-solver %s\n",
+        static_cast<long long>(s.n), static_cast<long long>(s.d),
+        hash::to_string(o.train.features).c_str(), static_cast<long long>(s.dim), m.bits,
+        hash::to_string(m.loss).c_str(), hash::to_string(m.solver).c_str());
+    std::printf("  loss after each alternation:");
+    for (double v : r.objective) std::printf(" %.6g", v);
+    std::printf("\n  train %.2f s (B-step %.3f s, %lld %s, %lld bits flipped; W-step %.3f s; "
+                "P/PCA %.3f s; features %.2f s)\n",
+                r.t_total, r.t_bstep, static_cast<long long>(r.bstep_iterations),
+                m.solver == hash::BSolver::kDcc ? "sweeps" : "updates",
+                static_cast<long long>(r.flips), r.t_wstep, r.t_pstep, r.t_features);
+    std::printf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d ranks\n",
+                o.output.c_str(), static_cast<long long>(s.n), s.t_write, s.t_total, size);
+    std::fflush(stdout);
+  }
+  return s;
+}
+
+HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
+  const int rank = comm_rank(comm);
+  const bool talk = rank == 0 && !o.quiet;
+  const double t_start = MPI_Wtime();
+  HashEncodeSummary s;
+  check_output(comm, o.output, {&o.input, &o.labels, &o.model});
+  collective_check(comm, o.per_class == 0 || !o.labels.empty(), "--per-class needs --labels");
+  collective_check(comm, o.per_class >= 0, "--per-class must be >= 0");
+  const hash::Model m = hash::read_model(comm, o.model);
+  LocalRows rows;
+  std::vector<std::int64_t> raw;
+  timed_phase(comm, "read", talk, [&] {
+    rows = read_dataset(comm, o.input, o.dataset);
+    collective_check(comm, rows.d == m.features.input_dim,
+                     "--input has " + std::to_string(rows.d) + " columns, the model expects " +
+                         std::to_string(m.features.input_dim));
+    if (!o.labels.empty()) raw = read_row_labels(comm, o.labels, o.labels_dataset, rows);
+  });
+  const std::int64_t local = rows.local_rows();
+  std::vector<std::int64_t> chosen;  // local rows to encode, ascending
+  if (o.per_class > 0) {
+    const NodeLabels lab = make_node_labels(comm, raw, kMaxClasses);
+    std::vector<char> take(static_cast<std::size_t>(local), 0);
+    for (int c = 0; c < lab.num_classes(); ++c) {
+      std::vector<dpcd::SelectKey> keys;
+      std::vector<std::int64_t> where;
+      for (std::int64_t i = 0; i < local; ++i)
+        if (lab.index[i] == c) {
+          const std::int64_t g = rows.begin + i;
+          std::uint64_t z = (o.seed + 1) * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(g);
+          z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+          z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+          keys.push_back(dpcd::make_key(z ^ (z >> 31), 0, g));
+          where.push_back(i);
+        }
+      const std::vector<char> mask = dpcd::select_top(comm, keys, o.per_class);
+      for (std::size_t t = 0; t < mask.size(); ++t)
+        if (mask[t]) take[where[t]] = 1;
+      s.short_classes += allreduce_sum(comm, static_cast<std::int64_t>(keys.size())) < o.per_class;
+    }
+    for (std::int64_t i = 0; i < local; ++i)
+      if (take[i]) chosen.push_back(i);
+  } else {
+    for (std::int64_t i = 0; i < local; ++i) chosen.push_back(i);
+  }
+  hash::CodeBlock block;
+  block.bits = m.bits;
+  s.t_encode = timed_phase(comm, "encode", talk, [&] {
+    std::vector<float> x;
+    x.reserve(chosen.size() * static_cast<std::size_t>(rows.d));
+    for (std::int64_t i : chosen) x.insert(x.end(), rows.row(i), rows.row(i) + rows.d);
+    const auto cnt = static_cast<std::int64_t>(chosen.size());
+    block.codes = hash::pack_codes(hash::encode(m, x.data(), cnt), m.bits);
+    block.n = allreduce_sum(comm, cnt);
+    block.begin = exscan_sum(comm, cnt);
+    block.has_labels = !o.labels.empty();
+    for (std::int64_t i : chosen) {
+      block.rows.push_back(rows.begin + i);
+      if (block.has_labels) block.labels.push_back(raw[i]);
+    }
+  });
+  s.rows = block.n;
+  timed_phase(comm, "write", talk, [&] {
+    hash::write_codes(comm, o.output, block,
+                      {{"loss", hash::to_string(m.loss)},
+                       {"solver", hash::to_string(m.solver)},
+                       {"features", hash::to_string(m.features.kind)},
+                       {"encode_seconds", s.t_encode},
+                       {"model", o.model},
+                       {"input", o.input},
+                       {"labels", o.labels},
+                       {"per_class", o.per_class},
+                       {"seed", static_cast<std::int64_t>(o.seed)},
+                       {"lsgl_version", std::string(LSGL_VERSION)},
+                       {"command_line", o.command_line},
+                       {"utc_time", utc_now()}});
+  });
+  s.t_total = MPI_Wtime() - t_start;
+  if (rank == 0) {
+    std::printf("lsgl hash encode: %lld of %lld rows -> %s (%d bits), encode %.3f s, total %.2f s\n",
+                static_cast<long long>(s.rows), static_cast<long long>(rows.n), o.output.c_str(),
+                m.bits, s.t_encode, s.t_total);
+    if (s.short_classes > 0)
+      std::printf("  note: %lld labels have fewer than %lld rows; all of theirs were taken\n",
+                  static_cast<long long>(s.short_classes), static_cast<long long>(o.per_class));
+    std::fflush(stdout);
+  }
+  return s;
+}
+
+namespace {
+
+std::string attr_string(const Attributes& a, const std::string& name) {
+  for (const auto& [k, v] : a)
+    if (k == name && std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  return "";
+}
+double attr_double(const Attributes& a, const std::string& name) {
+  for (const auto& [k, v] : a)
+    if (k == name && std::holds_alternative<double>(v)) return std::get<double>(v);
+  return -1.0;
+}
+
+}  // namespace
+
+HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o) {
+  const int rank = comm_rank(comm);
+  const double t0 = MPI_Wtime();
+  collective_check(comm, !o.queries.empty() && !o.database.empty(),
+                   "--queries and --database are required");
+  collective_check(comm, o.top >= 1, "--top must be >= 1");
+  if (!o.json.empty()) {
+    collective_check(comm, o.json != o.queries && o.json != o.database,
+                     "--json must not be an input file");
+    check_writable(comm, o.json);
+  }
+  const hash::CodeBlock q = hash::read_codes(comm, o.queries, false);
+  const hash::CodeBlock db = hash::read_codes(comm, o.database, true);
+  collective_check(comm, q.bits == db.bits,
+                   "the queries have " + std::to_string(q.bits) + "-bit codes, the database " +
+                       std::to_string(db.bits) + "-bit codes");
+  collective_check(comm, q.has_labels && db.has_labels,
+                   "both --queries and --database need labels (/hash/labels)");
+  // Label values -> indices of the database's distinct labels (-1: absent from the database).
+  std::vector<std::int64_t> values(db.labels);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  auto index_of = [&](std::int64_t v) {
+    const auto it = std::lower_bound(values.begin(), values.end(), v);
+    return it != values.end() && *it == v ? static_cast<std::int32_t>(it - values.begin()) : -1;
+  };
+  std::vector<std::int32_t> ql, dl;
+  for (std::int64_t v : q.labels) ql.push_back(index_of(v));
+  for (std::int64_t v : db.labels) dl.push_back(index_of(v));
+  HashEvalSummary s;
+  s.bits = db.bits;
+  s.database = db.n;
+  s.score = hash::evaluate_retrieval(comm, q.codes, ql, db.codes, dl, db.bits, o.top);
+  s.seconds = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &s.seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  const std::string loss = attr_string(db.attributes, "loss");
+  const std::string solver = attr_string(db.attributes, "solver");
+  if (rank == 0 && !o.quiet) {
+    std::printf("lsgl hash eval: %lld queries against %lld database codes, %d bits (%s, %s)\n",
+                static_cast<long long>(s.score.queries), static_cast<long long>(s.database),
+                s.bits, loss.c_str(), solver.c_str());
+    std::printf("  %-22s %10.4f\n  %-22s %10.4f\n", "MAP", s.score.map,
+                ("Precision@" + std::to_string(o.top)).c_str(), s.score.precision_at_k);
+    std::printf("  %-22s %10.3f\n  %-22s %10.3f\n  %-22s %10.3f\n", "train seconds",
+                attr_double(db.attributes, "train_seconds"), "B-step seconds",
+                attr_double(db.attributes, "bstep_seconds"), "encode seconds (queries)",
+                attr_double(q.attributes, "encode_seconds"));
+    if (s.score.no_relevant > 0)
+      std::printf("  note: %lld queries have no database item with their label (AP 0)\n",
+                  static_cast<long long>(s.score.no_relevant));
+    std::fflush(stdout);
+  }
+  if (!o.json.empty()) {
+    JsonObject j;
+    j.add("queries_file", json_string(o.queries))
+        .add("database_file", json_string(o.database))
+        .add("queries", json_number(s.score.queries))
+        .add("database", json_number(s.database))
+        .add("bits", json_number(s.bits))
+        .add("loss", json_string(loss))
+        .add("solver", json_string(solver))
+        .add("features", json_string(attr_string(db.attributes, "features")))
+        .add("map", json_number(s.score.map))
+        .add("precision_at_" + std::to_string(o.top), json_number(s.score.precision_at_k))
+        .add("no_relevant", json_number(s.score.no_relevant))
+        .add("train_seconds", json_number(attr_double(db.attributes, "train_seconds")))
+        .add("bstep_seconds", json_number(attr_double(db.attributes, "bstep_seconds")))
+        .add("encode_seconds", json_number(attr_double(q.attributes, "encode_seconds")))
+        .add("eval_seconds", json_number(s.seconds));
+    write_text_file(comm, o.json, j.str() + "\n");
+  }
+  return s;
+}
+
+}  // namespace lsgl

@@ -1,0 +1,464 @@
+// Hashing: the B-step objective and its flips against brute force, monotone DPCD B-steps, the
+// DCC and DPCD fixed points, the W-step and P against their closed forms, reproducible sums,
+// MAP and Precision@k against a direct implementation and a hand-checked example, and the same
+// codes and model on any number of ranks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "lsgl/dpcd/select.hpp"
+#include "lsgl/hash/chunked.hpp"
+#include "lsgl/hash/codes_problem.hpp"
+#include "lsgl/hash/retrieval.hpp"
+#include "lsgl/hash/train.hpp"
+#include "lsgl/util/mpi.hpp"
+
+using namespace lsgl;
+using namespace lsgl::hash;
+
+namespace {
+
+MPI_Comm world() { return MPI_COMM_WORLD; }
+
+Mat random_mat(std::int64_t r, std::int64_t c, std::mt19937_64& rng, double scale = 1.0) {
+  std::normal_distribution<double> nd(0.0, scale);
+  Mat m(r, c);
+  for (auto& v : m.a) v = nd(rng);
+  return m;
+}
+
+Mat gram_of(const Mat& W) {  // W W^T
+  Mat A(W.rows, W.rows);
+  for (std::int64_t k = 0; k < W.rows; ++k)
+    for (std::int64_t l = 0; l < W.rows; ++l)
+      for (std::int64_t j = 0; j < W.cols; ++j) A(k, l) += W(k, j) * W(l, j);
+  return A;
+}
+
+// A small SDH B-step problem replicated on every rank: n samples, r bits, c classes.
+struct SmallProblem {
+  int r = 6, classes = 3;
+  std::int64_t n = 40;
+  Mat W, A;
+  std::vector<double> c;         // n x r
+  std::vector<std::int8_t> b0;   // n x r
+  explicit SmallProblem(std::uint64_t seed, int bits = 6, std::int64_t samples = 40) : r(bits), n(samples) {
+    std::mt19937_64 rng(seed);
+    W = random_mat(r, classes, rng);
+    A = gram_of(W);
+    c.resize(static_cast<std::size_t>(n * r));
+    b0.resize(c.size());
+    std::normal_distribution<double> nd(0.0, 0.05);
+    for (std::int64_t s = 0; s < n; ++s)
+      for (int k = 0; k < r; ++k) {
+        c[s * r + k] = W(k, s % classes) + nd(rng);
+        b0[s * r + k] = (rng() & 1) ? 1 : -1;
+      }
+  }
+  // This rank's samples in blocks of `chunk`.
+  SampleBlocks blocks(MPI_Comm comm, std::int64_t chunk = 4) const {
+    return SampleBlocks{n, chunk, comm_size(comm)};
+  }
+  CodeProblem problem(MPI_Comm comm, const SampleBlocks& bl, const std::vector<std::int8_t>& b,
+                      double f0 = 3.0) const {
+    const int rank = comm_rank(comm);
+    const std::int64_t lo = bl.begin(rank), hi = bl.end(rank);
+    std::vector<double> cl(c.begin() + lo * r, c.begin() + hi * r);
+    std::vector<std::int8_t> bl8(b.begin() + lo * r, b.begin() + hi * r);
+    return CodeProblem(comm, n, lo, r, A, &W, cl, bl8, f0);
+  }
+  double direct(const std::vector<std::int8_t>& b, double f0 = 3.0) const {
+    return f0 + code_objective_local(A, c, b, r);
+  }
+  std::vector<std::int8_t> gather(MPI_Comm comm, const std::vector<std::int8_t>& local) const {
+    return dpcd::allgather_items(comm, local);
+  }
+};
+
+TEST(CodeProblem, ObjectiveGradientAndFlipModelMatchBruteForce) {
+  const SmallProblem sp(11);
+  const SampleBlocks bl = sp.blocks(world());
+  CodeProblem p = sp.problem(world(), bl, sp.b0);
+  EXPECT_NEAR(p.objective(), sp.direct(sp.b0), 1e-9 * std::fabs(sp.direct(sp.b0)));
+  // Gradient 2 (A b - c) of every local coordinate.
+  const std::int64_t lo = p.begin();
+  for (std::size_t i = 0; i < p.x().size(); ++i) {
+    const std::int64_t gi = lo + static_cast<std::int64_t>(i), s = gi / sp.r;
+    const int k = static_cast<int>(gi % sp.r);
+    double ab = 0;
+    for (int l = 0; l < sp.r; ++l) ab += sp.A(k, l) * sp.b0[s * sp.r + l];
+    EXPECT_NEAR(p.gradient()[i], 2 * (ab - sp.c[gi]), 1e-12);
+  }
+  // The pairwise flip model is exact: every subset of a few coordinates (two in one code).
+  const std::vector<std::int64_t> idx = {0, 3, 7, 20, 4 * sp.r + 1, 4 * sp.r + 3};
+  std::vector<double> single, pair;
+  p.flip_model(idx, single, pair);
+  const int m = static_cast<int>(idx.size());
+  for (int mask = 1; mask < (1 << m); ++mask) {
+    std::vector<std::int8_t> b = sp.b0;
+    double model = 0;
+    for (int t = 0; t < m; ++t) {
+      if (!(mask >> t & 1)) continue;
+      b[idx[t]] = static_cast<std::int8_t>(-b[idx[t]]);
+      model += single[t];
+      for (int u = t + 1; u < m; ++u)
+        if (mask >> u & 1) model += pair[t * m + u];
+    }
+    EXPECT_NEAR(model, sp.direct(b) - sp.direct(sp.b0), 1e-9) << "mask " << mask;
+  }
+  // flip() keeps f and g exact.
+  std::vector<std::int64_t> mine;
+  for (std::int64_t gi : {1, 2, 9, 20}) if (gi >= lo && gi < lo + static_cast<std::int64_t>(p.x().size())) mine.push_back(gi - lo);
+  p.flip(mine);
+  std::vector<std::int8_t> b = sp.b0;
+  for (std::int64_t gi : {1, 2, 9, 20}) b[gi] = static_cast<std::int8_t>(-b[gi]);
+  EXPECT_NEAR(p.objective(), sp.direct(b), 1e-9 * std::fabs(sp.direct(b)));
+  EXPECT_EQ(sp.gather(world(), p.x()), b);
+}
+
+TEST(CodeProblem, DpcdBStepNeverIncreasesTheLossWithoutSafeguard) {
+  for (auto rule : {dpcd::ThresholdRule::kLipschitz, dpcd::ThresholdRule::kCoordinate}) {
+    const SmallProblem sp(5, 8, 60);
+    const SampleBlocks bl = sp.blocks(world());
+    CodeProblem p = sp.problem(world(), bl, sp.b0);
+    dpcd::Options o;
+    o.domain = dpcd::Domain::kFree;
+    o.thresholds = rule;
+    o.one_per_block = rule == dpcd::ThresholdRule::kCoordinate;
+    o.fallback = dpcd::Fallback::kNone;  // no undo: the rule alone must not raise f
+    o.ns_m = 0;
+    o.max_iterations = 200;
+    const dpcd::Report r = dpcd::minimize(p, o);
+    ASSERT_GE(r.objective.size(), 2u);
+    for (std::size_t i = 1; i < r.objective.size(); ++i)
+      EXPECT_LE(r.objective[i], r.objective[i - 1]) << "rule " << dpcd::to_string(rule) << " it " << i;
+    EXPECT_LT(r.objective.back(), r.objective.front());
+    EXPECT_EQ(r.rejected, 0);
+    for (auto v : p.x()) EXPECT_TRUE(v == 1 || v == -1);
+    EXPECT_NEAR(p.objective(), sp.direct(sp.gather(world(), p.x())), 1e-9 * std::fabs(p.objective()));
+  }
+}
+
+// At convergence no single bit flip lowers the loss, for DPCD (coordinate rule) and for DCC.
+TEST(CodeProblem, DpcdAndDccStopAtSingleFlipMinima) {
+  const SmallProblem sp(21, 8, 50);
+  const SampleBlocks bl = sp.blocks(world());
+  CodeProblem p = sp.problem(world(), bl, sp.b0);
+  dpcd::Options o;
+  o.domain = dpcd::Domain::kFree;
+  o.thresholds = dpcd::ThresholdRule::kCoordinate;
+  o.one_per_block = true;
+  o.max_iterations = 500;
+  const dpcd::Report r = dpcd::minimize(p, o);
+  EXPECT_TRUE(r.converged);
+  std::vector<std::int8_t> dcc = sp.b0;
+  const int sweeps = dcc_bstep(sp.A, sp.c, dcc, sp.r, 100);
+  EXPECT_LT(sweeps, 100);
+  for (const auto& b : {sp.gather(world(), p.x()), dcc}) {
+    const double f = sp.direct(b);
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      std::vector<std::int8_t> y = b;
+      y[i] = static_cast<std::int8_t>(-y[i]);
+      EXPECT_GE(sp.direct(y), f - 1e-9) << "coordinate " << i;
+    }
+    EXPECT_LT(f, sp.direct(sp.b0));
+  }
+}
+
+// With A = 0 (the ITQ loss) the minimiser is sgn(c); DPCD reaches it.
+TEST(CodeProblem, ItqBStepReachesTheSign) {
+  SmallProblem sp(8);
+  sp.A = Mat(sp.r, sp.r);
+  const SampleBlocks bl = sp.blocks(world());
+  const int rank = comm_rank(world());
+  const std::int64_t lo = bl.begin(rank), hi = bl.end(rank);
+  std::vector<double> cl(sp.c.begin() + lo * sp.r, sp.c.begin() + hi * sp.r);
+  std::vector<std::int8_t> b(sp.b0.begin() + lo * sp.r, sp.b0.begin() + hi * sp.r);
+  CodeProblem p(world(), sp.n, lo, sp.r, sp.A, nullptr, cl, b, 0.0);
+  dpcd::Options o;
+  o.domain = dpcd::Domain::kFree;
+  o.thresholds = dpcd::ThresholdRule::kCoordinate;
+  dpcd::minimize(p, o);
+  std::vector<std::int8_t> s;
+  sign_bstep(cl, s);
+  EXPECT_EQ(p.x(), s);
+}
+
+TEST(Dense, WStepAndProjectionSatisfyTheirNormalEquations) {
+  std::mt19937_64 rng(3);
+  const int r = 7, c = 4, n = 50;
+  Mat B(r, n), Y(c, n);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < r; ++k) B(k, i) = (rng() & 1) ? 1 : -1;
+    Y(static_cast<int>(rng() % c), i) = 1;
+  }
+  Mat BBt(r, r), BYt(r, c);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < r; ++k) {
+      for (int l = 0; l < r; ++l) BBt(k, l) += B(k, i) * B(l, i);
+      for (int j = 0; j < c; ++j) BYt(k, j) += B(k, i) * Y(j, i);
+    }
+  }
+  const double beta = 0.7;
+  const Mat W = sdh_w_step(BBt, BYt, beta);
+  // d/dW (||Y - W^T B||^2 + beta ||W||^2) = 2 B (B^T W - Y^T) + 2 beta W = 0 (seed eq. 18).
+  for (int k = 0; k < r; ++k)
+    for (int j = 0; j < c; ++j) {
+      double g = beta * W(k, j);
+      for (int i = 0; i < n; ++i) {
+        double btw = 0;
+        for (int l = 0; l < r; ++l) btw += B(l, i) * W(l, j);
+        g += B(k, i) * (btw - Y(j, i));
+      }
+      EXPECT_NEAR(g, 0.0, 1e-10);
+    }
+  // Eigenvectors: A E = E diag, orthonormal, sign convention.
+  Mat S = random_mat(6, 6, rng);
+  Mat Sym(6, 6);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) Sym(i, j) = S(i, j) + S(j, i);
+  const Mat E = top_eigenvectors(Sym, 3);
+  const Mat AE = multiply(Sym, E);
+  const Mat EtE = multiply_at_b(E, E);
+  double prev = 1e300;
+  for (int t = 0; t < 3; ++t) {
+    double lambda = 0;
+    for (int i = 0; i < 6; ++i) lambda += E(i, t) * AE(i, t);
+    EXPECT_LE(lambda, prev + 1e-12);
+    prev = lambda;
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(AE(i, t), lambda * E(i, t), 1e-10);
+    for (int u = 0; u < 3; ++u) EXPECT_NEAR(EtE(t, u), t == u ? 1.0 : 0.0, 1e-12);
+  }
+  EXPECT_NEAR(largest_eigenvalue(Sym), [&] {
+    double l = 0;
+    for (int i = 0; i < 6; ++i) l += E(i, 0) * AE(i, 0);
+    return l;
+  }(), 1e-10);
+  // The polar factor is orthogonal and maximises tr(R^T M): R^T M is symmetric positive
+  // semidefinite.
+  const Mat M = random_mat(5, 5, rng);
+  const Mat R = polar_orthogonal(M);
+  const Mat RtR = multiply_at_b(R, R), RtM = multiply_at_b(R, M);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j) {
+      EXPECT_NEAR(RtR(i, j), i == j ? 1.0 : 0.0, 1e-12);
+      EXPECT_NEAR(RtM(i, j), RtM(j, i), 1e-10);
+    }
+  EXPECT_GT(largest_eigenvalue(RtM), 0.0);
+}
+
+TEST(Chunked, SumsMatchDirectSumsAndDoNotDependOnRanks) {
+  const std::int64_t n = 103, p = 5, q = 3;
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> nd;
+  std::vector<double> a(n * p), b(n * q);
+  for (auto& v : a) v = nd(rng);
+  for (auto& v : b) v = nd(rng);
+  auto run = [&](MPI_Comm comm) {
+    const SampleBlocks bl{n, 8, comm_size(comm)};
+    const int rank = comm_rank(comm);
+    const std::int64_t lo = bl.begin(rank), rows = bl.end(rank) - lo;
+    const Mat ab = sample_cross(comm, bl, a.data() + lo * p, p, b.data() + lo * q, q, rows);
+    const Mat aa = sample_cross(comm, bl, a.data() + lo * p, p, a.data() + lo * p, p, rows);
+    std::vector<double> cs = sample_column_sums(comm, bl, a.data() + lo * p, p, rows);
+    cs.insert(cs.end(), ab.a.begin(), ab.a.end());
+    cs.insert(cs.end(), aa.a.begin(), aa.a.end());
+    return cs;
+  };
+  const std::vector<double> all = run(world());
+  // Direct sums.
+  for (std::int64_t j = 0; j < p; ++j) {
+    double s = 0;
+    for (std::int64_t i = 0; i < n; ++i) s += a[i * p + j];
+    EXPECT_NEAR(all[j], s, 1e-12);
+  }
+  for (std::int64_t k = 0; k < p; ++k)
+    for (std::int64_t l = 0; l < q; ++l) {
+      double s = 0;
+      for (std::int64_t i = 0; i < n; ++i) s += a[i * p + k] * b[i * q + l];
+      EXPECT_NEAR(all[p + k * q + l], s, 1e-11);
+    }
+  for (std::int64_t k = 0; k < p; ++k)
+    for (std::int64_t l = 0; l < p; ++l) EXPECT_EQ(all[p + p * q + k * p + l], all[p + p * q + l * p + k]);
+  if (comm_rank(world()) == 0) EXPECT_EQ(run(MPI_COMM_SELF), all);  // bit for bit
+}
+
+TEST(Retrieval, HandCheckedExample) {
+  // 4-bit codes. Query 0000, label 1. Database (index: code, label):
+  //   0: 0011 l1 (d 2)   1: 0001 l0 (d 1)   2: 0000 l1 (d 0)   3: 1111 l1 (d 4)   4: 0010 l0 (d 1)
+  // Ranking by (distance, index): 2 (rel), 1, 4, 0 (rel), 3 (rel).
+  // AP = (1/1 + 2/4 + 3/5) / 3 = 0.7; P@2 = 1/2; P@4 = 2/4.
+  auto code = [](int bits) {
+    std::vector<std::int8_t> c(4);
+    for (int k = 0; k < 4; ++k) c[k] = (bits >> k & 1) ? 1 : -1;
+    return c;
+  };
+  std::vector<std::int8_t> db;
+  for (int v : {0b1100, 0b1000, 0b0000, 0b1111, 0b0100}) {
+    const auto c = code(v);
+    db.insert(db.end(), c.begin(), c.end());
+  }
+  const std::vector<std::uint8_t> packed = pack_codes(db, 4);
+  const std::vector<std::uint8_t> q = pack_codes(code(0), 4);
+  const std::vector<std::int32_t> labels = {1, 0, 1, 1, 0};
+  double ap = 0, p2 = 0, p4 = 0;
+  rank_query(q.data(), 1, packed, labels, 4, 2, &ap, &p2);
+  EXPECT_NEAR(ap, 0.7, 1e-15);
+  EXPECT_NEAR(p2, 0.5, 1e-15);
+  rank_query(q.data(), 1, packed, labels, 4, 4, &ap, &p4);
+  EXPECT_NEAR(p4, 0.5, 1e-15);
+  rank_query(q.data(), 7, packed, labels, 4, 4, &ap, &p4);  // no relevant item
+  EXPECT_EQ(ap, 0.0);
+  EXPECT_EQ(unpack_codes(packed, 4), db);
+}
+
+TEST(Retrieval, MatchesADirectImplementation) {
+  std::mt19937_64 rng(9);
+  const int bits = 13;
+  const std::int64_t ndb = 300, nq = 37, k = 25;
+  auto random_codes = [&](std::int64_t rows) {
+    std::vector<std::int8_t> c(rows * bits);
+    for (auto& v : c) v = (rng() % 3 == 0) ? 1 : -1;  // skewed: many distance ties
+    return c;
+  };
+  const auto db = random_codes(ndb), qs = random_codes(nq);
+  std::vector<std::int32_t> dl(ndb), ql(nq);
+  for (auto& v : dl) v = static_cast<std::int32_t>(rng() % 4);
+  for (auto& v : ql) v = static_cast<std::int32_t>(rng() % 5);  // label 4: none relevant
+  // Direct: sort by (distance, index), then the textbook formulas.
+  double map = 0, prec = 0;
+  std::int64_t none = 0;
+  for (std::int64_t q = 0; q < nq; ++q) {
+    std::vector<std::pair<int, std::int64_t>> order;
+    for (std::int64_t i = 0; i < ndb; ++i) {
+      int d = 0;
+      for (int t = 0; t < bits; ++t) d += db[i * bits + t] != qs[q * bits + t];
+      order.push_back({d, i});
+    }
+    std::sort(order.begin(), order.end());
+    double hits = 0, ap = 0, at_k = 0;
+    for (std::int64_t j = 0; j < ndb; ++j)
+      if (dl[order[j].second] == ql[q]) {
+        ++hits;
+        ap += hits / static_cast<double>(j + 1);
+        if (j < k) ++at_k;
+      }
+    map += hits > 0 ? ap / hits : 0.0;
+    none += hits == 0;
+    prec += at_k / static_cast<double>(k);
+  }
+  // Distributed: each rank its block of queries.
+  const Partition part(nq, comm_size(world()));
+  const int rank = comm_rank(world());
+  const std::int64_t lo = part.begin(rank), hi = part.end(rank);
+  const std::vector<std::int8_t> mine(qs.begin() + lo * bits, qs.begin() + hi * bits);
+  const std::vector<std::int32_t> my_labels(ql.begin() + lo, ql.begin() + hi);
+  const RetrievalScore s = evaluate_retrieval(world(), pack_codes(mine, bits), my_labels,
+                                              pack_codes(db, bits), dl, bits, k);
+  EXPECT_EQ(s.queries, nq);
+  EXPECT_NEAR(s.map, map / nq, 1e-12);
+  EXPECT_NEAR(s.precision_at_k, prec / nq, 1e-12);
+  EXPECT_EQ(s.no_relevant, none);
+  EXPECT_GT(none, 0);
+}
+
+// A labelled data set: three Gaussian classes in 10 dimensions.
+LocalRows labelled_rows(MPI_Comm comm, const SampleBlocks& bl, std::vector<std::int32_t>* labels) {
+  const std::int64_t n = bl.n, d = 10;
+  std::mt19937_64 rng(123);
+  std::normal_distribution<double> nd;
+  std::vector<float> x(n * d);
+  std::vector<std::int32_t> y(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    y[i] = static_cast<std::int32_t>(rng() % 3);
+    for (std::int64_t t = 0; t < d; ++t)
+      x[i * d + t] = static_cast<float>(nd(rng) + (t % 3 == y[i] ? 2.5 : 0.0));
+  }
+  const int rank = comm_rank(comm);
+  LocalRows rows;
+  rows.n = n;
+  rows.d = d;
+  rows.begin = bl.begin(rank);
+  rows.x.assign(x.begin() + rows.begin * d, x.begin() + bl.end(rank) * d);
+  labels->assign(y.begin() + rows.begin, y.begin() + bl.end(rank));
+  return rows;
+}
+
+struct Trained {
+  Model model;
+  std::vector<std::int8_t> learned, encoded;  // all samples
+  std::vector<double> objective;
+};
+
+Trained train_on(MPI_Comm comm, TrainOptions o) {
+  const SampleBlocks bl{240, 16, comm_size(comm)};
+  std::vector<std::int32_t> labels;
+  const LocalRows rows = labelled_rows(comm, bl, &labels);
+  TrainReport rep;
+  Trained t;
+  t.model = train(comm, bl, rows, labels, 3, o, &rep);
+  t.learned = dpcd::allgather_items(comm, rep.codes);
+  t.encoded = dpcd::allgather_items(comm, encode(t.model, rows.x.data(), rows.local_rows()));
+  t.objective = rep.objective;
+  return t;
+}
+
+TEST(Train, SameModelAndCodesOnAnyNumberOfRanks) {
+  MPI_Comm solo = MPI_COMM_NULL;
+  MPI_Comm_split(world(), comm_rank(world()) == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+  for (auto [loss, solver, features] :
+       {std::tuple{Loss::kSdh, BSolver::kDpcd, FeatureKind::kRbf},
+        std::tuple{Loss::kSdh, BSolver::kDcc, FeatureKind::kRaw},
+        std::tuple{Loss::kItq, BSolver::kDpcd, FeatureKind::kRaw},
+        std::tuple{Loss::kItq, BSolver::kSign, FeatureKind::kRbf}}) {
+    TrainOptions o;
+    o.bits = 9;
+    o.loss = loss;
+    o.solver = solver;
+    o.features = features;
+    o.anchors = 30;
+    o.itq_iterations = 10;
+    o.chunk = 16;
+    const Trained all = train_on(world(), o);
+    for (auto v : all.learned) ASSERT_TRUE(v == 1 || v == -1);
+    // The loss decreases over the alternations (SDH) / never rises (ITQ, the B-step and
+    // rotation are both exact minimisations).
+    for (std::size_t i = 1; i < all.objective.size(); ++i)
+      EXPECT_LE(all.objective[i], all.objective[i - 1] * (1 + 1e-12) + 1e-9);
+    if (solo != MPI_COMM_NULL) {
+      const Trained one = train_on(solo, o);
+      EXPECT_EQ(one.learned, all.learned) << to_string(loss) << " " << to_string(solver);
+      EXPECT_EQ(one.encoded, all.encoded);
+      EXPECT_EQ(one.model.P.a, all.model.P.a);
+      EXPECT_EQ(one.objective, all.objective);
+    }
+  }
+  if (solo != MPI_COMM_NULL) MPI_Comm_free(&solo);
+}
+
+// The supervised codes separate the classes: same-class training samples are nearer in Hamming
+// distance than samples of different classes, on average.
+TEST(Train, SupervisedCodesSeparateTheClasses) {
+  TrainOptions o;
+  o.bits = 16;
+  o.features = FeatureKind::kRbf;
+  o.anchors = 40;
+  o.chunk = 16;
+  const Trained t = train_on(world(), o);
+  const SampleBlocks bl{240, 16, 1};
+  std::vector<std::int32_t> labels;
+  labelled_rows(MPI_COMM_SELF, bl, &labels);
+  double same = 0, diff = 0, ns = 0, nd = 0;
+  for (std::int64_t i = 0; i < 240; ++i)
+    for (std::int64_t j = i + 1; j < 240; ++j) {
+      int d = 0;
+      for (int k = 0; k < 16; ++k) d += t.encoded[i * 16 + k] != t.encoded[j * 16 + k];
+      (labels[i] == labels[j] ? same : diff) += d;
+      (labels[i] == labels[j] ? ns : nd) += 1;
+    }
+  EXPECT_LT(same / ns, 0.5 * (diff / nd));
+}
+
+}  // namespace
