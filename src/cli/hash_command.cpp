@@ -60,12 +60,12 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
       ("max-iter", po::value(&t.dpcd.max_iterations)->default_value(t.dpcd.max_iterations),
        "dpcd: principal-coordinate updates per B-step (seed: 20)")
       ("thresholds", po::value(&thresholds)->default_value("coordinate"),
-       "dpcd: coordinate (flip a bit when flipping it alone lowers the loss: threshold "
-       "2 (W W^T)_kk), adaptive (seed eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
+       "dpcd: coordinate (a bit is principal when flipping it alone lowers the loss: threshold "
+       "2 (W W^T)_kk; all principal bits flip together), adaptive (seed eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
        "L0 = 2 x largest eigenvalue of W W^T)")
-      ("one-per-code", po::value(&t.dpcd.one_per_block)->default_value(true),
+      ("one-per-code", po::value(&t.dpcd.one_per_block)->default_value(false),
        "dpcd: flip at most one bit of each code per update (the best); with coordinate "
-       "thresholds every update then lowers the loss")
+       "thresholds every update then lowers the loss (slower: more updates)")
       ("alpha1", po::value(&t.dpcd.alpha1)->default_value(t.dpcd.alpha1),
        "dpcd: flip +1 bits whose gradient exceeds alpha1 L1")
       ("alpha2", po::value(&t.dpcd.alpha2)->default_value(t.dpcd.alpha2),

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "lsgl/dpcd/select.hpp"
@@ -314,14 +315,20 @@ bool Runner::neighbourhood_search() {
       std::push_heap(h.begin(), h.end(), greater);
     }
   };
+  // A value below the smallest one in a full heap cannot enter it: skip it before building
+  // its key (the scan then costs about one comparison per coordinate).
+  auto floor_of = [C](const std::vector<SelectKey>& h) {
+    return h.size() < C ? -std::numeric_limits<double>::infinity() : decode_double(h.front().w[0]);
+  };
+  double fp = floor_of(kp), fm = floor_of(km);
   for (std::int64_t i = 0; i < nloc; ++i) {
+    const double v = fixed ? (x[i] > 0 ? g[i] : -g[i]) : x[i] * g[i];
+    const bool plus_side = !fixed || x[i] > 0;
+    if (v < (plus_side ? fp : fm)) continue;
     if (!frozen_.empty() && std::binary_search(frozen_.begin(), frozen_.end(), b + i)) continue;
-    if (fixed) {
-      if (x[i] > 0) offer(kp, make_key(encode_double(g[i]), 0, b + i));
-      else offer(km, make_key(encode_double(-g[i]), 0, b + i));
-    } else {
-      offer(kp, make_key(encode_double(x[i] * g[i]), 0, b + i));
-    }
+    std::vector<SelectKey>& h = plus_side ? kp : km;
+    offer(h, make_key(encode_double(v), 0, b + i));
+    (plus_side ? fp : fm) = floor_of(h);
   }
   auto pool = [&](const std::vector<SelectKey>& keys) {
     const std::vector<char> mask = select_top(comm_, keys, o_.ns_pool);

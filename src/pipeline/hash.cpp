@@ -124,6 +124,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
     hash::write_model(comm, o.output, m, db, r.objective, attrs);
   });
   s.t_total = MPI_Wtime() - t_start;
+  const std::int64_t peak = allreduce_max(comm, peak_rss_bytes());
   if (rank == 0) {
     std::printf(
         "lsgl hash train: %lld samples x %lld columns, %s features (dim %lld), %d bits, loss %s, "
@@ -132,14 +133,21 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
         hash::to_string(o.train.features).c_str(), static_cast<long long>(s.dim), m.bits,
         hash::to_string(m.loss).c_str(), hash::to_string(m.solver).c_str());
     std::printf("  loss after each alternation:");
-    for (double v : r.objective) std::printf(" %.6g", v);
+    const std::size_t na = r.objective.size();
+    for (std::size_t i = 0; i < na; ++i) {
+      if (na > 8 && i == 3) std::printf(" ...");
+      if (na <= 8 || i < 3 || i + 2 >= na) std::printf(" %.6g", r.objective[i]);
+    }
+    std::printf(" (%zu)", na);
     std::printf("\n  train %.2f s (B-step %.3f s, %lld %s, %lld bits flipped; W-step %.3f s; "
                 "P/PCA %.3f s; features %.2f s)\n",
                 r.t_total, r.t_bstep, static_cast<long long>(r.bstep_iterations),
                 m.solver == hash::BSolver::kDcc ? "sweeps" : "updates",
                 static_cast<long long>(r.flips), r.t_wstep, r.t_pstep, r.t_features);
-    std::printf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d ranks\n",
-                o.output.c_str(), static_cast<long long>(s.n), s.t_write, s.t_total, size);
+    std::printf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d ranks; "
+                "peak memory %.0f MB per rank\n",
+                o.output.c_str(), static_cast<long long>(s.n), s.t_write, s.t_total, size,
+                static_cast<double>(peak) / 1e6);
     std::fflush(stdout);
   }
   return s;

@@ -37,10 +37,11 @@ struct TrainOptions {
   double lambda = 0.01;   // ridge of the hash projection P (seed eq. 19)
   double nu = 1e-5;       // SDH: weight of ||B - P^T phi||^2 in the B-step (0: the seed's loss)
   int dcc_sweeps = 10;    // dcc: at most this many sweeps per B-step
-  // dpcd B-step: free domain, 20 updates and a 5-neighbourhood search every 10 (seed); our
-  // defaults: coordinate-wise thresholds 2 (W W^T)_kk and one bit per code per update, so every
-  // update lowers the loss (bits of one code interact through W W^T; codes do not). With the
-  // ITQ loss (A = 0) no bits interact and one_per_block is ignored.
+  // dpcd B-step: free domain, 20 updates and a 5-neighbourhood search every 10 (seed). Our
+  // default thresholds are coordinate-wise, 2 (W W^T)_kk: a bit is principal when flipping it
+  // alone lowers the loss; all principal bits flip together, halved while that raises the loss.
+  // one_per_block (flip only the best bit of each code per update, so every update lowers the
+  // loss) is an option; with the ITQ loss (A = 0) no bits interact and it is ignored.
   dpcd::Options dpcd;
   std::uint64_t seed = 1;
   std::int64_t chunk = 1024;  // samples per chunk of the reproducible sums
@@ -50,7 +51,6 @@ struct TrainOptions {
     dpcd.ns_every = 10;
     dpcd.ns_m = 5;
     dpcd.thresholds = dpcd::ThresholdRule::kCoordinate;
-    dpcd.one_per_block = true;
   }
 };
 
