@@ -101,7 +101,7 @@ double average_degree(const EdgeSet& edges, const std::vector<double>& w, double
 
 std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double threshold,
                                     const L2Params& params, L2Search& search, double rel_tol,
-                                    int max_solves) {
+                                    int max_solves, const L2SolveCallback& on_solve) {
   struct Solution {
     double alpha = 0.0, degree = 0.0;
     std::vector<double> w;
@@ -124,6 +124,7 @@ std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double thres
     ++search.solves;
     search.iterations += s.report.iterations;
     search.all_converged = search.all_converged && s.report.converged;
+    if (on_solve) on_solve(alpha, s.degree, s.report);
     if (!have_best || std::abs(s.degree - k) < std::abs(best.degree - k)) {
       best = s;
       have_best = true;

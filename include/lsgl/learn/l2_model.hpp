@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
@@ -59,9 +60,11 @@ struct L2Search {
 // degree brackets k (at most 20 times), then bisects log(alpha) (each solve warm-started from
 // the nearest previous solution) until the degree is within rel_tol * k of k, the bracket is
 // narrower than a factor 1.001, or max_solves solutions were computed. Returns the solution
-// whose degree is closest to k.
+// whose degree is closest to k. on_solve (same on every rank) is called after each solve.
+using L2SolveCallback = std::function<void(double alpha, double degree, const L2Report&)>;
 std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double threshold,
                                     const L2Params& params, L2Search& search,
-                                    double rel_tol = 0.02, int max_solves = 40);
+                                    double rel_tol = 0.02, int max_solves = 40,
+                                    const L2SolveCallback& on_solve = nullptr);
 
 }  // namespace lsgl
