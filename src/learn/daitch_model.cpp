@@ -216,10 +216,11 @@ std::vector<double> learn_hard(const DaitchOperator& op, const DaitchParams& par
   report.norm_S = edges.norm_S(params.norm_iterations);
   const double m2 = 1.02 * report.norm_M * report.norm_M;
   const double s2 = 1.02 * report.norm_S * report.norm_S;
-  // Condat-Vu: 1/tau - sigma ||S||^2 >= Lipschitz(grad f)/2 = ||M||^2, with sigma ||S||^2 =
-  // ||M||^2 (primal and dual steps balanced) and a 1% margin.
-  const double sigma = m2 / s2;
-  const double tau = 0.99 / (2.0 * m2);
+  // Condat-Vu: 1/tau - sigma ||S||^2 >= Lipschitz(grad f)/2 = ||M||^2, with a 1% margin, and
+  // sigma ||S||^2 = 0.1 ||M||^2: measured on 600 points in 4 clusters (k = 6, r = 3), the factor
+  // 0.1 converged in 2600 iterations, 1 in 3700, 10 in 9000, 0.01 in 2500.
+  const double sigma = 0.1 * m2 / s2;
+  const double tau = 0.99 / (m2 + sigma * s2);
   std::vector<double> w(ne, 0.0), g(ne), v(nl, 0.0), s_old(nl);
   auto acc = op.make_vector();  // (M w, S w) at the current w
   auto u = op.make_vector();

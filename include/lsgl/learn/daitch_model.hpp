@@ -69,9 +69,11 @@ double soft_objective(const DaitchOperator& op, double mu, const std::vector<dou
 std::vector<double> learn_soft(const DaitchOperator& op, double mu, const DaitchParams& params,
                                DaitchReport& report);
 
-// Collective. Solves seed eq. 22 by the Condat-Vu iteration from w = 0 (step 0.99 / (2 ||M||^2),
-// dual step ||M||^2 / ||S||^2). With `multipliers`, returns the Lagrange multiplier of
-// S w >= 1 of every local node (>= 0).
+// Collective. Solves seed eq. 22 by the Condat-Vu iteration from w = 0 (dual step
+// sigma = 0.1 ||M||^2 / ||S||^2, primal step 0.99 / (||M||^2 + sigma ||S||^2)). It converges
+// slowly (thousands of iterations where soft needs hundreds, as the seed notes), and a loose tol
+// can stop it early. With `multipliers`, returns the Lagrange multiplier of S w >= 1 of every
+// local node (>= 0).
 std::vector<double> learn_hard(const DaitchOperator& op, const DaitchParams& params,
                                DaitchReport& report, std::vector<double>* multipliers = nullptr);
 
