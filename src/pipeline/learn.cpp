@@ -109,6 +109,7 @@ std::string problem_key(const LearnOptions& o, const LocalRows& data, std::uint6
     << " beta=" << o.beta << " ann=[" << ann.describe() << "] seed=" << o.seed
     << " step=" << o.solver.step << " dual_scale=" << o.solver.dual_scale
     << " balance_every=" << o.solver.balance_every;
+  if (o.support != "ann") k << " support=" << o.support;  // absent from older checkpoints
   return k.str();
 }
 

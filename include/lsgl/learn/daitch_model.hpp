@@ -41,7 +41,7 @@ class DaitchOperator {
   DaitchOperator(const EdgeSet& edges, const LocalRows& x);
   const EdgeSet& edges() const { return edges_; }
   int dim() const { return d_; }
-  // A node vector of d + 1 values per node.
+  // Collective (creates a PETSc vector). A node vector of d + 1 values per node.
   std::unique_ptr<GhostedNodeVector> make_vector() const { return edges_.make_node_vector(d_ + 1); }
   // Collective. out = (M w, S w) per local node.
   void apply(const std::vector<double>& w, GhostedNodeVector& out) const;
