@@ -190,6 +190,15 @@ TEST(L2Model, ProjectionOntoScaledSimplexMatchesSortBased) {
   }
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_NEAR(sum, total, 1e-12);
+  // From a hint left of tau, right of tau, and at tau: the same projection.
+  for (double hint : {tau - 0.3, tau + 0.3, tau}) {
+    std::vector<double> again;
+    for (int j = rank; j < n_all; j += size) again.push_back(all[j]);
+    int steps = 0;
+    EXPECT_NEAR(project_scaled_simplex(MPI_COMM_WORLD, again, total, hint, &steps), tau, 1e-12);
+    for (std::size_t t = 0; t < again.size(); ++t) EXPECT_NEAR(again[t], mine[t], 1e-12);
+    if (hint == tau) EXPECT_LE(steps, 2);
+  }
 }
 
 TEST(L2Model, MatchesCoordinateDescentAndKKT) {

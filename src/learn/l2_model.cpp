@@ -21,24 +21,52 @@ double l2_objective(const EdgeSet& edges, double alpha, const std::vector<double
   return global;  // seed eq. 4
 }
 
-double project_scaled_simplex(MPI_Comm comm, std::vector<double>& y, double total) {
+double project_scaled_simplex(MPI_Comm comm, std::vector<double>& y, double total,
+                              double hint, int* steps) {
   // f(tau) = sum max(0, y - tau) - total is convex, decreasing and piecewise linear. A Newton
   // step from tau < tau* stays left of tau* and changes the active set {y > tau} until it is
-  // that of tau*; the first step uses every entry (tau = -inf).
-  double tau = -std::numeric_limits<double>::infinity();
-  double prev_count = -1.0;
-  for (int step = 0; step < 10000; ++step) {
-    double s[2] = {0.0, 0.0};  // sum of active y, active count
-    for (double v : y)
-      if (v > tau) s[0] += v, s[1] += 1.0;
-    MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, comm);
-    if (s[1] == 0.0) break;  // cannot happen from the left; guards round-off
-    const double next = (s[0] - total) / s[1];
-    const bool done = s[1] == prev_count || !(next > tau);
-    tau = std::max(tau, next);
-    prev_count = s[1];
-    if (done) break;
+  // that of tau*. The first step is from the hint when f(hint) >= 0 (hint <= tau*), else from
+  // tau = -inf (every entry active). The active set only shrinks, so each pass runs over the
+  // entries still active (kept compact in a scratch buffer, branch-free).
+  static thread_local std::vector<double> active;
+  double sums[2];  // sum and count of the active entries
+  auto compact_from = [&](const double* src, std::size_t count, double at) {
+    active.resize(count);
+    double sum = 0.0;
+    std::size_t kept = 0;
+    for (std::size_t t = 0; t < count; ++t) {
+      const double v = src[t];
+      active[kept] = v;
+      const bool keep = v > at;
+      sum += keep ? v : 0.0;
+      kept += keep ? 1 : 0;
+    }
+    active.resize(kept);
+    sums[0] = sum;
+    sums[1] = static_cast<double>(kept);
+  };
+  const double minus_inf = -std::numeric_limits<double>::infinity();
+  double tau = std::isfinite(hint) ? hint : minus_inf;
+  compact_from(y.data(), y.size(), tau);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+  int step = 1;
+  if (tau != minus_inf && sums[0] - sums[1] * tau - total < 0.0) {
+    tau = minus_inf;  // the hint is right of tau*
+    compact_from(y.data(), y.size(), tau);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+    ++step;
   }
+  for (; step < 10000; ++step) {
+    if (sums[1] == 0.0) break;  // cannot happen from the left; guards round-off
+    const double next = (sums[0] - total) / sums[1];
+    if (!(next > tau)) break;
+    tau = next;
+    const double before = sums[1];
+    compact_from(active.data(), active.size(), tau);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+    if (sums[1] == before) break;  // same active set: tau is exact
+  }
+  if (steps) *steps = step;
   for (double& v : y) v = std::max(0.0, v - tau);
   return tau;
 }
@@ -48,7 +76,7 @@ std::vector<double> learn_l2(const EdgeSet& edges, double alpha, const L2Params&
   MPI_Comm comm = edges.comm();
   const std::int64_t ne = edges.local_edges();
   const double total = 0.5 * static_cast<double>(edges.n());  // 2 * 1^T w = n
-  report.norm_S = edges.norm_S(params.norm_iterations);
+  report.norm_S = params.norm_S > 0 ? params.norm_S : edges.norm_S(params.norm_iterations);
   // Gradient 2 z + 2 alpha (S^T S + 2 I) w: Lipschitz 2 alpha (||S||^2 + 2) (with a 2% margin
   // on the power-iteration estimate of ||S||), strong convexity 4 alpha.
   const double L = 2.0 * alpha * (1.02 * report.norm_S * report.norm_S + 2.0);
@@ -65,14 +93,18 @@ std::vector<double> learn_l2(const EdgeSet& edges, double alpha, const L2Params&
   std::vector<double> y = w, next(ne), sts(ne);
   auto deg = edges.make_node_vector(1);
   const auto& z = edges.z();
+  double tau = -std::numeric_limits<double>::infinity();
   report.converged = false;
+  report.projection_steps = 0;
   report.iterations = 0;
   for (int it = 1; it <= params.max_iterations; ++it) {
     edges.apply_S(y, *deg);
     edges.apply_St(*deg, sts);
     for (std::int64_t e = 0; e < ne; ++e)
       next[e] = y[e] - (2.0 * z[e] + 2.0 * alpha * sts[e] + 4.0 * alpha * y[e]) / L;
-    project_scaled_simplex(comm, next, total);
+    int steps = 0;
+    tau = project_scaled_simplex(comm, next, total, tau, &steps);
+    report.projection_steps += steps;
     double sums[2] = {0.0, 0.0};
     for (std::int64_t e = 0; e < ne; ++e) {
       const double d = next[e] - w[e];
@@ -114,12 +146,14 @@ std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double thres
   if (!(alpha0 > 0.0)) alpha0 = 1.0;
 
   search = L2Search();
+  L2Params lp = params;
+  if (!(lp.norm_S > 0)) lp.norm_S = edges.norm_S(params.norm_iterations);
   Solution best;
   bool have_best = false;
   auto solve = [&](double alpha, const Solution* from) {
     Solution s;
     s.alpha = alpha;
-    s.w = learn_l2(edges, alpha, params, s.report, from ? &from->w : nullptr);
+    s.w = learn_l2(edges, alpha, lp, s.report, from ? &from->w : nullptr);
     s.degree = average_degree(edges, s.w, threshold);
     ++search.solves;
     search.iterations += s.report.iterations;

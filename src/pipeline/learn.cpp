@@ -292,8 +292,12 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
               *edges, o.k, o.prune, lp, search, 0.02, 40,
               [&](double alpha, double degree, const L2Report& r) {
                 if (talk && o.progress_every > 0) {
-                  std::printf("  alpha %.6g: average degree %.3f, %d iterations%s\n", alpha,
-                              degree, r.iterations, r.converged ? "" : " (NOT converged)");
+                  std::printf(
+                      "  alpha %.6g: average degree %.3f, %d iterations (%.1f projection steps "
+                      "each)%s\n",
+                      alpha, degree, r.iterations,
+                      static_cast<double>(r.projection_steps) / std::max(1, r.iterations),
+                      r.converged ? "" : " (NOT converged)");
                   std::fflush(stdout);
                 }
               });
@@ -302,7 +306,8 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
           s.alpha_solves = search.solves;
           s.iterations_total = search.iterations;
         }
-        s.solver.iterations = s.solver.iterations_run = rep.iterations;
+        s.solver.iterations = rep.iterations;
+        s.solver.iterations_run = s.iterations_total;  // for the time per iteration
         s.solver.converged = rep.converged;
         s.solver.rel_change_primal = rep.rel_change;
         s.solver.norm_S = rep.norm_S;

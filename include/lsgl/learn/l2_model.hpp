@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
@@ -19,6 +20,7 @@ struct L2Params {
   double tol = 1e-5;        // on ||w_new - w|| / ||w||
   int max_iterations = 1000;
   int norm_iterations = 30;  // power iterations for ||S||
+  double norm_S = 0.0;       // > 0: ||S|| known (the alpha search computes it once)
 };
 
 struct L2Report {
@@ -26,6 +28,7 @@ struct L2Report {
   bool converged = false;
   double rel_change = 0.0;
   double norm_S = 0.0;
+  std::int64_t projection_steps = 0;  // Newton steps of the projections, all iterations
 };
 
 // Collective. The objective of seed eq. 4 at w (local edges, each pair once):
@@ -34,9 +37,12 @@ double l2_objective(const EdgeSet& edges, double alpha, const std::vector<double
 
 // Collective. Replaces y (one value per local edge) by its Euclidean projection onto
 // {w >= 0, sum over all ranks of w = total} (total > 0): w = max(0, y - tau), tau found exactly
-// by Newton steps from the left on the piecewise-linear sum (Michelot's algorithm), one small
-// all-reduce each. Returns tau.
-double project_scaled_simplex(MPI_Comm comm, std::vector<double>& y, double total);
+// by Newton steps from the left on the piecewise-linear sum (Michelot's algorithm), one pass and
+// one small all-reduce each, starting from `hint` (e.g. the previous tau) when it is left of
+// tau, else from -inf. Returns tau; `steps` (optional) receives the number of passes.
+double project_scaled_simplex(MPI_Comm comm, std::vector<double>& y, double total,
+                              double hint = -std::numeric_limits<double>::infinity(),
+                              int* steps = nullptr);
 
 // Collective. Solves seed eq. 4 for one alpha > 0, from `start` when given (any point: it is
 // projected first) or from the uniform weights n / (2 |E|).
