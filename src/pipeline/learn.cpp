@@ -153,11 +153,12 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   AnnParams ann = o.ann;
   if (full) ann.engine = "exact";
   s.candidates_per_node = m;
-  collective_check(comm, data.n > m,
+  collective_check(comm, data.n > m && m >= 1,
                    "need more points than candidates per node: n = " + std::to_string(data.n) +
-                       " <= " + (knn ? "k" : "r*k") + " = " + std::to_string(m));
+                       " <= " + (knn ? "k" : (full ? "n - 1" : "r*k")) + " = " + std::to_string(m));
 
-  const std::string key = problem_key(o, data, fingerprint(comm, data));
+  // Only the log model has checkpoints.
+  const std::string key = log_model ? problem_key(o, data, fingerprint(comm, data)) : "";
 
   // candidates + theta (log), or both from a checkpoint, or candidates + edges (other models).
   std::unique_ptr<EdgeSet> edges;
