@@ -60,17 +60,34 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
   add_data_options(d, o);
   d.add_options()
       ("output", po::value(&o.output), "output graph file (HDF5, written atomically)")
+      ("model", po::value(&o.model)->default_value("log"),
+       "log: the log model (seed eq. 5), theta from --k; l2: the l2-degree model (seed eq. 4), "
+       "alpha searched for --k; soft, hard: Daitch et al. 2009 (seed eq. 23, 22), degree not "
+       "controlled; knn: the k-NN graph with weights exp(-Z/sigma^2)")
+      ("support", po::value(&o.support)->default_value("ann"),
+       "allowed pairs: ann (each node's r*k candidates, knn: k) or full (every pair, exact; "
+       "n <= 5000 only)")
       ("theta", po::value(&o.theta)->default_value(0.0),
-       "use this theta instead of choosing it from --k (seed eq. 18)")
+       "log: use this theta instead of choosing it from --k (seed eq. 18)")
       ("alpha", po::value(&o.alpha)->default_value(0.0),
-       "with --beta: the model's alpha and beta directly (weights scaled by sqrt(alpha/beta))")
-      ("beta", po::value(&o.beta)->default_value(0.0), "see --alpha");
+       "log, with --beta: the model's alpha and beta directly (weights scaled by "
+       "sqrt(alpha/beta)); l2: this alpha instead of the search for --k")
+      ("beta", po::value(&o.beta)->default_value(0.0), "log: see --alpha")
+      ("sigma", po::value(&o.sigma)->default_value(0.0),
+       "knn: kernel width (0: sigma^2 = mean squared distance to the k-th neighbour)")
+      ("mu", po::value(&o.mu)->default_value(0.0),
+       "soft: weight of the degree penalty (0: the mean squared feature distance over the "
+       "allowed edges, so the model does not depend on the data's scale)")
+      ("project-dim", po::value(&o.project_dim)->default_value(0),
+       "hard, soft: project the features to this many dimensions by a random Gaussian matrix "
+       "drawn from --seed (seed appendix C uses 20; 0: keep the features)");
   add_ann_options(d, o);
   d.add_options()
       ("tol", po::value(&o.solver.tol)->default_value(1e-5, "1e-5"),
-       "stop when the relative change of primal and dual variables is below this")
+       "stop when the relative change of primal and dual variables is below this (every model "
+       "but knn)")
       ("max-iter", po::value(&o.solver.max_iterations)->default_value(1000),
-       "at most this many primal-dual iterations")
+       "at most this many iterations (l2: per solve of the alpha search)")
       ("step", po::value(&o.solver.step)->default_value(0.9, "0.9"),
        "step size factor in (0,1): gamma = step / (2 + ||S||/c)")
       ("dual-scale", po::value(&o.solver.dual_scale)->default_value(0.0),
@@ -100,7 +117,7 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                "usage: [mpirun -n P] lsgl learn --input DATA --output GRAPH.h5 [--k 10] [options]\n"
                "\nLearns a sparse weighted graph whose average degree is about k: each node may "
                "connect to its\nr*k approximate nearest neighbours, the log model (Kalofolias "
-               "2016) chooses the weights.\nThe output holds the symmetric weight matrix in CSR "
+               "2016) or another --model chooses\nthe weights.\nThe output holds the symmetric weight matrix in CSR "
                "(/graph/indptr, /graph/indices, /graph/data).\n",
                d);
     return 0;

@@ -9,6 +9,10 @@
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/learn/checkpoint.hpp"
+#include "lsgl/learn/daitch_model.hpp"
+#include "lsgl/learn/knn_model.hpp"
+#include "lsgl/learn/l2_model.hpp"
+#include "lsgl/learn/projection.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/phase.hpp"
@@ -18,13 +22,32 @@ namespace lsgl {
 namespace {
 
 void validate(MPI_Comm comm, const LearnOptions& o) {
+  const std::string& m = o.model;
+  collective_check(comm, m == "log" || m == "l2" || m == "hard" || m == "soft" || m == "knn",
+                   "unknown --model '" + m + "' (expected log, l2, hard, soft or knn)");
+  collective_check(comm, o.support == "ann" || o.support == "full",
+                   "unknown --support '" + o.support + "' (expected ann or full)");
   collective_check(comm, o.k >= 1, "--k must be at least 1 (got " + std::to_string(o.k) + ")");
   collective_check(comm, o.r >= 1.0, "--r must be at least 1");
-  collective_check(comm, (o.alpha > 0) == (o.beta > 0),
-                   "--alpha and --beta must be given together");
   collective_check(comm, o.theta >= 0 && o.alpha >= 0 && o.beta >= 0,
                    "--theta, --alpha and --beta must be positive");
-  collective_check(comm, !(o.theta > 0 && o.alpha > 0), "give either --theta or --alpha/--beta");
+  if (m == "log") {
+    collective_check(comm, (o.alpha > 0) == (o.beta > 0),
+                     "--alpha and --beta must be given together");
+    collective_check(comm, !(o.theta > 0 && o.alpha > 0), "give either --theta or --alpha/--beta");
+  } else {
+    collective_check(comm, o.theta == 0 && o.beta == 0,
+                     "--theta and --beta belong to --model log");
+    collective_check(comm, o.alpha == 0 || m == "l2", "--alpha belongs to --model log or l2");
+    collective_check(comm, o.checkpoint.empty() && o.resume.empty(),
+                     "--checkpoint and --resume work with --model log only");
+  }
+  collective_check(comm, o.sigma >= 0 && (o.sigma == 0 || m == "knn"),
+                   "--sigma must be positive and belongs to --model knn");
+  collective_check(comm, o.mu >= 0 && (o.mu == 0 || m == "soft"),
+                   "--mu must be positive and belongs to --model soft");
+  collective_check(comm, o.project_dim >= 0 && (o.project_dim == 0 || m == "hard" || m == "soft"),
+                   "--project-dim must be positive and belongs to --model hard or soft");
   collective_check(comm, o.solver.tol > 0 && o.solver.max_iterations >= 1,
                    "--tol must be positive and --max-iter at least 1");
   collective_check(comm, o.solver.step > 0 && o.solver.step < 1, "--step must be in (0, 1)");
@@ -86,6 +109,7 @@ std::string problem_key(const LearnOptions& o, const LocalRows& data, std::uint6
     << " beta=" << o.beta << " ann=[" << ann.describe() << "] seed=" << o.seed
     << " step=" << o.solver.step << " dual_scale=" << o.solver.dual_scale
     << " balance_every=" << o.solver.balance_every;
+  if (o.support != "ann") k << " support=" << o.support;  // absent from older checkpoints
   return k.str();
 }
 
@@ -106,22 +130,37 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   check_writable(comm, o.output);
   if (!o.checkpoint.empty()) check_writable(comm, o.checkpoint);
   LearnSummary s;
-  const int m = static_cast<int>(std::lround(o.r * o.k));
-  s.candidates_per_node = m;
+  s.model = o.model;
+  const bool log_model = o.model == "log", knn = o.model == "knn";
+  const bool daitch = o.model == "hard" || o.model == "soft";
+  const bool full = o.support == "full";
 
   LocalRows data;
   s.t_read =
       timed_phase(comm, "read", talk, [&] { data = read_dataset(comm, o.input, o.dataset); });
   s.n = data.n;
   s.d = data.d;
-  collective_check(comm, data.n > m,
-                   "need more points than candidates per node: n = " + std::to_string(data.n) +
-                       " <= r*k = " + std::to_string(m));
   if (talk) std::printf("  n = %lld, d = %lld\n", (long long)data.n, (long long)data.d);
+  // Candidates per node: r*k; knn: k; full support: every other node (exact search), except for
+  // knn whose full-support graph is the exact k-NN graph.
+  collective_check(comm, !full || data.n <= kFullSupportMaxNodes,
+                   "--support full allows every pair and is limited to n <= " +
+                       std::to_string(kFullSupportMaxNodes) + " nodes (got n = " +
+                       std::to_string(data.n) + "); use --support ann");
+  const int m = knn ? o.k
+                    : (full ? static_cast<int>(data.n - 1)
+                            : static_cast<int>(std::lround(o.r * o.k)));
+  AnnParams ann = o.ann;
+  if (full) ann.engine = "exact";
+  s.candidates_per_node = m;
+  collective_check(comm, data.n > m && m >= 1,
+                   "need more points than candidates per node: n = " + std::to_string(data.n) +
+                       " <= " + (knn ? "k" : (full ? "n - 1" : "r*k")) + " = " + std::to_string(m));
 
-  const std::string key = problem_key(o, data, fingerprint(comm, data));
+  // Only the log model has checkpoints.
+  const std::string key = log_model ? problem_key(o, data, fingerprint(comm, data)) : "";
 
-  // candidates + theta, or both from a checkpoint.
+  // candidates + theta (log), or both from a checkpoint, or candidates + edges (other models).
   std::unique_ptr<EdgeSet> edges;
   std::unique_ptr<SolverState> start;
   if (!o.resume.empty()) {
@@ -144,73 +183,158 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   } else {
     Candidates cand;
     s.t_candidates = timed_phase(comm, "candidates", talk, [&] {
-      cand = find_candidates(comm, data, m, o.ann);
-      s.recall = estimate_recall(comm, data, cand, o.recall_sample, o.seed, o.ann.threads);
+      cand = find_candidates(comm, data, m, ann);
+      if (!full) s.recall = estimate_recall(comm, data, cand, o.recall_sample, o.seed, ann.threads);
     });
     if (talk) {
-      std::printf("  %d candidates per node, %s\n", m, o.ann.describe().c_str());
+      if (full)
+        std::printf("  full support: all %d other nodes are candidates of each node\n", m);
+      else
+        std::printf("  %d candidates per node, %s\n", m, ann.describe().c_str());
       if (s.recall >= 0)
         std::printf("  estimated recall %.3f on %d sampled nodes\n", s.recall, o.recall_sample);
     }
-    s.t_theta = timed_phase(comm, "theta", talk, [&] {
-      edges = std::make_unique<EdgeSet>(EdgeSet::from_candidates(comm, data.n, cand));
-      const double theta =
-          o.alpha > 0 ? 1.0 / std::sqrt(o.alpha * o.beta)
-                      : (o.theta > 0 ? o.theta : theta_from_k(comm, cand, o.k).theta);
-      set_model_parameters(o, theta, s);
-      s.dual_scale = o.solver.dual_scale > 0 ? o.solver.dual_scale
-                                             : estimate_dual_scale(comm, cand, s.theta);
-    });
+    if (log_model) {
+      s.t_theta = timed_phase(comm, "theta", talk, [&] {
+        edges = std::make_unique<EdgeSet>(EdgeSet::from_candidates(comm, data.n, cand));
+        const double theta =
+            o.alpha > 0 ? 1.0 / std::sqrt(o.alpha * o.beta)
+                        : (o.theta > 0 ? o.theta : theta_from_k(comm, cand, o.k).theta);
+        set_model_parameters(o, theta, s);
+        s.dual_scale = o.solver.dual_scale > 0 ? o.solver.dual_scale
+                                               : estimate_dual_scale(comm, cand, s.theta);
+      });
+    } else {
+      s.t_theta = timed_phase(comm, "edges", talk, [&] {
+        edges = std::make_unique<EdgeSet>(EdgeSet::from_candidates(comm, data.n, cand));
+        if (knn) s.sigma = o.sigma > 0 ? o.sigma : std::sqrt(knn_default_sigma2(comm, cand, o.k));
+      });
+    }
   }
   s.allowed_edges = edges->global_edges();
+  // The Daitch models need the (projected) features of every node; the others only distances.
+  LocalRows features;
+  if (daitch) {
+    s.project_dim = o.project_dim;
+    features = o.project_dim > 0 ? random_projection(data, o.project_dim, o.seed) : std::move(data);
+  }
   data = LocalRows();
-  std::vector<double> tz = edges->z();
-  for (auto& x : tz) x *= s.theta;
-  if (talk)
-    std::printf("  theta = %.6g, %lld allowed edges, dual scale %.4g\n", s.theta,
-                (long long)s.allowed_edges, s.dual_scale);
+  if (talk) {
+    if (log_model)
+      std::printf("  theta = %.6g, %lld allowed edges, dual scale %.4g\n", s.theta,
+                  (long long)s.allowed_edges, s.dual_scale);
+    else
+      std::printf("  model %s, %lld allowed edges\n", o.model.c_str(), (long long)s.allowed_edges);
+  }
 
   std::vector<double> w;
-  s.t_learn = timed_phase(comm, "learn", talk, [&] {
-    SolverParams sp = o.solver;
-    sp.dual_scale = s.dual_scale;
-    sp.interrupt = &g_interrupt;
-    const CheckpointInfo info{key, s.theta, s.recall};
-    w = learn_log(
-        *edges, tz, sp, s.solver,
-        [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
-          if (talk && o.progress_every > 0 && it.iteration % o.progress_every == 0) {
-            std::printf("  iteration %5d   rel. change primal %.3e  dual %.3e\n", it.iteration,
-                        it.rel_change_primal, it.rel_change_dual);
-            std::fflush(stdout);
-          }
-          const bool due = o.checkpoint_every > 0 && it.iteration % o.checkpoint_every == 0 &&
-                           !it.converged;
-          if (!o.checkpoint.empty() && (due || it.interrupted)) {
-            write_checkpoint(o.checkpoint, *edges, capture(), info);
-            if (talk) {
-              std::printf("  checkpoint written at iteration %d: %s\n", it.iteration,
-                          o.checkpoint.c_str());
+  double threshold = o.prune;  // weights <= threshold are not written
+  if (log_model) {
+    std::vector<double> tz = edges->z();
+    for (auto& x : tz) x *= s.theta;
+    s.t_learn = timed_phase(comm, "learn", talk, [&] {
+      SolverParams sp = o.solver;
+      sp.dual_scale = s.dual_scale;
+      sp.interrupt = &g_interrupt;
+      const CheckpointInfo info{key, s.theta, s.recall};
+      w = learn_log(
+          *edges, tz, sp, s.solver,
+          [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
+            if (talk && o.progress_every > 0 && it.iteration % o.progress_every == 0) {
+              std::printf("  iteration %5d   rel. change primal %.3e  dual %.3e\n", it.iteration,
+                          it.rel_change_primal, it.rel_change_dual);
               std::fflush(stdout);
             }
-          }
-          return it.interrupted;
-        },
-        start.get());
-  });
-  if (talk)
-    std::printf(
-        "  ||S|| = %.4g (power iteration), gamma = %.4g, dual scale %.4g after %d rescales\n",
-        s.solver.norm_S, s.solver.gamma, s.solver.final_dual_scale, s.solver.rescales);
-  if (s.solver.interrupted) {
-    s.interrupted = true;
+            const bool due = o.checkpoint_every > 0 && it.iteration % o.checkpoint_every == 0 &&
+                             !it.converged;
+            if (!o.checkpoint.empty() && (due || it.interrupted)) {
+              write_checkpoint(o.checkpoint, *edges, capture(), info);
+              if (talk) {
+                std::printf("  checkpoint written at iteration %d: %s\n", it.iteration,
+                            o.checkpoint.c_str());
+                std::fflush(stdout);
+              }
+            }
+            return it.interrupted;
+          },
+          start.get());
+    });
     if (talk)
-      std::printf("interrupted by a signal at iteration %d; %s\n", s.solver.iterations,
-                  o.checkpoint.empty() ? "no --checkpoint was given, nothing saved"
-                                       : ("resume with --resume " + o.checkpoint).c_str());
-    return s;
+      std::printf(
+          "  ||S|| = %.4g (power iteration), gamma = %.4g, dual scale %.4g after %d rescales\n",
+          s.solver.norm_S, s.solver.gamma, s.solver.final_dual_scale, s.solver.rescales);
+    if (s.solver.interrupted) {
+      s.interrupted = true;
+      if (talk)
+        std::printf("interrupted by a signal at iteration %d; %s\n", s.solver.iterations,
+                    o.checkpoint.empty() ? "no --checkpoint was given, nothing saved"
+                                         : ("resume with --resume " + o.checkpoint).c_str());
+      return s;
+    }
+  } else {
+    s.t_learn = timed_phase(comm, "learn", talk, [&] {
+      const double t0 = MPI_Wtime();
+      if (knn) {
+        w = knn_weights(*edges, s.sigma * s.sigma);
+        threshold = 0.0;  // the whole k-NN pattern (weights that underflow to 0 are dropped)
+        s.solver.converged = true;
+      } else if (o.model == "l2") {
+        L2Params lp;
+        lp.tol = o.solver.tol;
+        lp.max_iterations = o.solver.max_iterations;
+        L2Report rep;
+        if (o.alpha > 0) {
+          s.alpha = o.alpha;
+          w = learn_l2(*edges, o.alpha, lp, rep);
+          s.iterations_total = rep.iterations;
+        } else {
+          L2Search search;
+          w = l2_search_alpha(
+              *edges, o.k, o.prune, lp, search, 0.02, 40,
+              [&](double alpha, double degree, const L2Report& r) {
+                if (talk && o.progress_every > 0) {
+                  std::printf(
+                      "  alpha %.6g: average degree %.3f, %d iterations (%.1f projection steps "
+                      "each)%s\n",
+                      alpha, degree, r.iterations,
+                      static_cast<double>(r.projection_steps) / std::max(1, r.iterations),
+                      r.converged ? "" : " (NOT converged)");
+                  std::fflush(stdout);
+                }
+              });
+          rep = search.last;
+          s.alpha = search.alpha;
+          s.alpha_solves = search.solves;
+          s.iterations_total = search.iterations;
+        }
+        s.solver.iterations = rep.iterations;
+        s.solver.iterations_run = s.iterations_total;  // for the time per iteration
+        s.solver.converged = rep.converged;
+        s.solver.rel_change_primal = rep.rel_change;
+        s.solver.norm_S = rep.norm_S;
+      } else {
+        const DaitchOperator op(*edges, features);
+        features = LocalRows();
+        DaitchParams dp;
+        dp.tol = o.solver.tol;
+        dp.max_iterations = o.solver.max_iterations;
+        DaitchReport rep;
+        if (o.model == "soft") {
+          s.mu = o.mu > 0 ? o.mu : op.mean_squared_distance();
+          w = learn_soft(op, s.mu, dp, rep);
+        } else {
+          w = learn_hard(op, dp, rep);
+        }
+        s.solver.iterations = s.solver.iterations_run = rep.iterations;
+        s.solver.converged = rep.converged;
+        s.solver.rel_change_primal = rep.rel_change_primal;
+        s.solver.rel_change_dual = rep.rel_change_dual;
+        s.solver.norm_S = rep.norm_S;
+      }
+      s.solver.iteration_seconds = MPI_Wtime() - t0;
+    });
   }
-  count_saturated(*edges, w, o.prune, s);
+  count_saturated(*edges, w, threshold, s);
   {
     const double moved = static_cast<double>(
         allreduce_sum(comm, s.solver.bytes_moved_per_iteration) * s.solver.iterations_run);
@@ -222,35 +346,58 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   }
 
   s.t_write = timed_phase(comm, "write", talk, [&] {
-    const LocalCsr rows = assemble_rows(*edges, w, o.prune, s.delta);
+    const LocalCsr rows = assemble_rows(*edges, w, threshold, log_model ? s.delta : 1.0);
     const std::int64_t nnz = allreduce_sum(comm, static_cast<std::int64_t>(rows.indices.size()));
     s.edges = nnz / 2;
     s.avg_degree = static_cast<double>(nnz) / static_cast<double>(s.n);
-    const Attributes graph_attrs = {
+    s.degree_deviation = (s.avg_degree - o.k) / o.k;
+    Attributes graph_attrs = {
         {"n", s.n},
         {"nnz", nnz},
-        {"model", std::string("log")},
+        {"model", o.model},
         {"k_requested", static_cast<std::int64_t>(o.k)},
         {"avg_degree", s.avg_degree},
-        {"theta", s.theta},
-        {"alpha", s.alpha},
-        {"beta", s.beta},
-        {"delta", s.delta},
-        {"iterations", static_cast<std::int64_t>(s.solver.iterations)},
-        {"converged", static_cast<std::int64_t>(s.solver.converged ? 1 : 0)},
-        {"rel_change_primal", s.solver.rel_change_primal},
-        {"rel_change_dual", s.solver.rel_change_dual},
-        {"tol", o.solver.tol},
-        {"step", o.solver.step},
-        {"dual_scale_initial", s.dual_scale},
-        {"dual_scale", s.solver.final_dual_scale},
+        {"degree_deviation", s.degree_deviation},
+        {"support", o.support},
         {"r", o.r},
         {"candidates_per_node", s.candidates_per_node},
         {"allowed_edges", s.allowed_edges},
-        {"ann", o.ann.describe()},
+        {"ann", full ? std::string("exact (full support)") : ann.describe()},
         {"recall_estimate", s.recall},
-        {"prune_threshold", o.prune},
+        {"prune_threshold", threshold},
     };
+    auto add = [&](const char* name, AttrValue v) { graph_attrs.emplace_back(name, std::move(v)); };
+    auto add_iterations = [&] {
+      add("iterations", static_cast<std::int64_t>(s.solver.iterations));
+      add("converged", static_cast<std::int64_t>(s.solver.converged ? 1 : 0));
+      add("rel_change_primal", s.solver.rel_change_primal);
+      add("tol", o.solver.tol);
+    };
+    if (log_model) {
+      add("theta", s.theta);
+      add("alpha", s.alpha);
+      add("beta", s.beta);
+      add("delta", s.delta);
+      add_iterations();
+      add("rel_change_dual", s.solver.rel_change_dual);
+      add("step", o.solver.step);
+      add("dual_scale_initial", s.dual_scale);
+      add("dual_scale", s.solver.final_dual_scale);
+    } else if (knn) {
+      add("sigma", s.sigma);
+      add("sigma_default", static_cast<std::int64_t>(o.sigma > 0 ? 0 : 1));
+    } else if (o.model == "l2") {
+      add("alpha", s.alpha);
+      add("alpha_searched", static_cast<std::int64_t>(s.alpha_solves > 0 ? 1 : 0));
+      add("alpha_solves", static_cast<std::int64_t>(s.alpha_solves));
+      add("iterations_total", static_cast<std::int64_t>(s.iterations_total));
+      add_iterations();
+    } else {
+      if (o.model == "soft") add("mu", s.mu);
+      add("project_dim", static_cast<std::int64_t>(s.project_dim));
+      add_iterations();
+      if (o.model == "hard") add("rel_change_dual", s.solver.rel_change_dual);
+    }
     const Attributes file_attrs = {
         {"lsgl_version", std::string(LSGL_VERSION)},
         {"git_commit", std::string(LSGL_GIT_COMMIT)},
@@ -269,27 +416,47 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
 
   if (talk) {
     std::printf("\nsummary\n");
+    std::printf("  model              %s\n", o.model.c_str());
     std::printf("  nodes              %lld (d = %lld)\n", (long long)s.n, (long long)s.d);
     std::printf("  edges              %lld of %lld allowed\n", (long long)s.edges,
                 (long long)s.allowed_edges);
-    std::printf("  average degree     %.2f (requested k = %d)\n", s.avg_degree, o.k);
-    std::printf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)\n",
-                s.solver.iterations, s.solver.converged ? "converged" : "NOT converged",
-                s.solver.rel_change_primal, s.solver.rel_change_dual, o.solver.tol);
+    std::printf("  average degree     %.2f (requested k = %d, deviation %+.1f%%)\n", s.avg_degree,
+                o.k, 100.0 * s.degree_deviation);
+    if (o.model == "l2") {
+      if (s.alpha_solves > 0)
+        std::printf("  alpha              %.6g (searched for k: %d solves, %d iterations)\n",
+                    s.alpha, s.alpha_solves, s.iterations_total);
+      else
+        std::printf("  alpha              %.6g (given)\n", s.alpha);
+    }
+    if (knn) std::printf("  sigma              %.6g%s\n", s.sigma, o.sigma > 0 ? "" : " (default)");
+    if (o.model == "soft") std::printf("  mu                 %.6g%s\n", s.mu, o.mu > 0 ? "" : " (default)");
+    if (daitch && s.project_dim > 0)
+      std::printf("  features           projected to %d dimensions\n", s.project_dim);
+    if (log_model)
+      std::printf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)\n",
+                  s.solver.iterations, s.solver.converged ? "converged" : "NOT converged",
+                  s.solver.rel_change_primal, s.solver.rel_change_dual, o.solver.tol);
+    else if (!knn)
+      std::printf("  iterations         %d (%s, rel. change %.2e, tol %.0e)\n",
+                  s.solver.iterations, s.solver.converged ? "converged" : "NOT converged",
+                  s.solver.rel_change_primal, o.solver.tol);
     if (s.recall >= 0) std::printf("  candidate recall   %.3f (estimated)\n", s.recall);
     std::printf("  isolated nodes     %lld\n", (long long)s.isolated_nodes);
-    if (s.saturated_nodes * 10 > s.n)
+    if (!full && !knn && s.saturated_nodes * 10 > s.n)
       std::printf("  warning: %lld nodes kept all their allowed edges: increase --r\n",
                   (long long)s.saturated_nodes);
+    if (log_model)
+      std::printf(
+          "  learning           %.2f ms per iteration, %.2f GB/s effective, at most %lld "
+          "bytes sent per rank and iteration\n",
+          s.ms_per_iteration, s.learn_bandwidth / 1e9, (long long)s.bytes_sent_max);
+    else if (!knn)
+      std::printf("  learning           %.2f ms per iteration\n", s.ms_per_iteration);
     std::printf(
-        "  learning           %.2f ms per iteration, %.2f GB/s effective, at most %lld "
-        "bytes sent per rank and iteration\n",
-        s.ms_per_iteration, s.learn_bandwidth / 1e9,
-        (long long)s.bytes_sent_max);
-    std::printf(
-        "  phases             read %.2f s, candidates %.2f s, theta %.2f s, learn %.2f s, "
+        "  phases             read %.2f s, candidates %.2f s, %s %.2f s, learn %.2f s, "
         "write %.2f s\n",
-        s.t_read, s.t_candidates, s.t_theta, s.t_learn, s.t_write);
+        s.t_read, s.t_candidates, log_model ? "theta" : "edges", s.t_theta, s.t_learn, s.t_write);
     std::printf("  peak memory        %.1f MB max per rank, %.1f MB total\n", s.peak_rss_max / 1e6,
                 s.peak_rss_sum / 1e6);
     std::printf("  total time         %.2f s\n", s.t_total);

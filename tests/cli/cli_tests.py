@@ -175,6 +175,97 @@ except subprocess.TimeoutExpired:
     proc.kill()
     check("SIGUSR1 checkpoints and exits with 75", False, "hang")
 
+# Other models (--model): each gives the same graph on 1, 2 and 3 ranks with exact search and
+# records its parameters; knn against a brute-force k-NN graph; l2 keeps ||W||_{1,1} = n and
+# reaches k; hard keeps every degree >= 1; --support full allows every pair.
+Xd = X.astype(np.float64)
+D2 = ((Xd[:, None, :] - Xd[None, :, :]) ** 2).sum(axis=2)
+model_args = {
+    "knn": [],
+    "l2": [],
+    "soft": ["--project-dim", 3],
+    "hard": ["--max-iter", 20000],
+}
+model_graphs = {}
+for model, extra in model_args.items():
+    for ranks in (1, 2, 3):
+        out = os.path.join(tmp, f"m-{model}-{ranks}.h5")
+        p = run(ranks, "learn", "--input", data, "--output", out, "--k", 6, "--ann", "exact",
+                "--recall-sample", 0, "--quiet", "--model", model, *extra)
+        ok = p is not None and p.returncode == 0
+        check(f"--model {model} on {ranks} ranks exits 0", ok, p.stderr if p else "timeout")
+        if ok:
+            model_graphs[(model, ranks)] = load(out)
+    if (model, 1) not in model_graphs:
+        continue
+    W, ga, fa, deg = model_graphs[(model, 1)]
+    check(f"--model {model}: recorded", ga["model"] in (model, model.encode()) and
+          "degree_deviation" in ga and abs(ga["degree_deviation"] - (ga["avg_degree"] - 6) / 6) < 1e-12)
+    check(f"--model {model}: symmetric, positive, degree is the row sum",
+          abs(W - W.T).max() == 0 and W.data.min() > 0 and
+          np.allclose(deg, W.sum(axis=1), rtol=1e-12, atol=0))
+    for ranks in (2, 3):
+        if (model, ranks) in model_graphs:
+            Wr = model_graphs[(model, ranks)][0]
+            same = abs((W != 0).astype(int) - (Wr != 0).astype(int)).sum() == 0
+            rel = abs(W - Wr).sum() / abs(W).sum()
+            check(f"--model {model}: same graph on 1 and {ranks} ranks", same and rel < 1e-6, rel)
+if ("knn", 1) in model_graphs:
+    W, ga, _, _ = model_graphs[("knn", 1)]
+    k = 6
+    D = D2.copy()
+    np.fill_diagonal(D, np.inf)
+    order = np.lexsort((np.tile(np.arange(len(X)), (len(X), 1)), D), axis=1)[:, :k]
+    sigma2 = np.mean(D[np.arange(len(X)), order[:, -1]])
+    R = np.zeros_like(D)
+    rows = np.repeat(np.arange(len(X)), k)
+    R[rows, order.ravel()] = np.exp(-D[rows, order.ravel()] / sigma2)
+    R = np.maximum(R, R.T)
+    check("--model knn: the brute-force k-NN graph with exp(-Z/sigma^2)",
+          abs(ga["sigma"] ** 2 - sigma2) < 1e-6 * sigma2 and
+          abs(W.toarray() - R).max() < 1e-6 and ((W.toarray() > 0) == (R > 0)).all(),
+          abs(W.toarray() - R).max())
+if ("l2", 1) in model_graphs:
+    W, ga, _, _ = model_graphs[("l2", 1)]
+    check("--model l2: ||W||_{1,1} = n (up to pruned weights) and alpha searched",
+          abs(W.sum() - len(X)) < 1e-2 * len(X) and ga["alpha_searched"] == 1 and
+          ga["alpha"] > 0, (W.sum(), dict(ga)))
+    check("--model l2: average degree within 5% of k", abs(ga["avg_degree"] - 6) < 0.3,
+          ga["avg_degree"])
+    out = os.path.join(tmp, "l2-alpha.h5")
+    p = run(2, "learn", "--input", data, "--output", out, "--k", 6, "--ann", "exact", "--quiet",
+            "--recall-sample", 0, "--model", "l2", "--alpha", ga["alpha"])
+    ok = p is not None and p.returncode == 0
+    if ok:
+        Wa, gaa, _, _ = load(out)
+        check("--model l2 --alpha: the searched alpha given directly gives the same graph",
+              gaa["alpha_searched"] == 0 and abs(Wa - W).sum() / abs(W).sum() < 1e-3,
+              abs(Wa - W).sum() / abs(W).sum())
+    else:
+        check("--model l2 --alpha runs", False, p.stderr if p else "timeout")
+if ("hard", 1) in model_graphs:
+    W, ga, _, deg = model_graphs[("hard", 1)]
+    check("--model hard: converged, every degree >= 1", ga["converged"] == 1 and
+          deg.min() > 1 - 1e-3, (ga["iterations"], deg.min()))
+if ("soft", 1) in model_graphs:
+    check("--model soft: mu and projection recorded",
+          model_graphs[("soft", 1)][1]["project_dim"] == 3 and model_graphs[("soft", 1)][1]["mu"] > 0)
+full = {}
+for model in ("log", "l2"):
+    out = os.path.join(tmp, f"full-{model}.h5")
+    p = run(2, "learn", "--input", data, "--output", out, "--k", 6, "--quiet", "--model", model,
+            "--support", "full")
+    ok = p is not None and p.returncode == 0
+    if ok:
+        ga = load(out)[1]
+        ok = ga["allowed_edges"] == len(X) * (len(X) - 1) // 2 and ga["support"] in ("full", b"full")
+        full[model] = load(out)[0]
+    check(f"--support full --model {model}: every pair allowed", ok, p.stderr if p else "timeout")
+if "log" in full and 1 in graphs:
+    # The exact model on all pairs keeps the edges of the r*k-NN support: nearly the same graph.
+    rel = abs(full["log"] - graphs[1][0]).sum() / abs(full["log"]).sum()
+    check("--support full: the log model on all pairs is close to the r*k-NN one", rel < 0.05, rel)
+
 # Bad inputs: one error line from rank 0, non-zero exit, no output file.
 write_h5(os.path.join(tmp, "vec.h5"), "X", np.ones(10, dtype=np.float32))
 write_h5(os.path.join(tmp, "int.h5"), "X", np.ones((100, 3), dtype=np.int32))

@@ -245,6 +245,29 @@ for name, (args, mention) in hash_cases.items():
     if p is not None and error_lines(p):
         print(f"    {error_lines(p)[0]}")
 
+# --- model options: bad choices are refused on every rank before any work ----------------------
+with h5py.File(path("big.h5"), "w") as f:
+    f["X"] = rng.normal(size=(5001, 2)).astype(np.float32)
+model_cases = {
+    "unknown --model": (["--input", good, "--model", "logg"], "unknown --model 'logg'"),
+    "unknown --support": (["--input", good, "--support", "all"], "unknown --support"),
+    "--support full above 5000 nodes": (["--input", path("big.h5"), "--support", "full"],
+                                        "n <= 5000"),
+    "--support full above 5000 nodes (knn)": (["--input", path("big.h5"), "--support", "full",
+                                               "--model", "knn"], "n <= 5000"),
+    "--checkpoint with --model l2": (["--input", good, "--model", "l2", "--checkpoint",
+                                      path("m.ckpt")], "--model log only"),
+    "--sigma with --model log": (["--input", good, "--sigma", 2], "--sigma"),
+    "--beta with --model l2": (["--input", good, "--model", "l2", "--beta", 1], "--beta"),
+    "negative --project-dim": (["--input", good, "--model", "soft", "--project-dim", -2],
+                               "--project-dim"),
+}
+for name, (args, mention) in model_cases.items():
+    out = path("model.h5")
+    p = run(*learn, *args, "--output", out)
+    ok, detail = clean_failure(p, out, mention)
+    check(f"model options: {name}", ok and not os.path.exists(out), detail)
+
 # --- outputs that cannot be written --------------------------------------------------------------
 plain = write("plain.txt", b"a file, not a directory\n")
 cases = {

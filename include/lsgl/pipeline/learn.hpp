@@ -1,6 +1,9 @@
 #pragma once
-// `lsgl learn`: read -> candidates -> theta -> learn -> write, each a named, timed phase with its
-// own PETSc log stage. Progress and the summary are printed by rank 0.
+// `lsgl learn`: read -> candidates -> theta (log model) or edges (other models) -> learn -> write,
+// each a named, timed phase with its own PETSc log stage. Progress and the summary are printed by
+// rank 0. Models (--model): log (seed eq. 3/5, the default), l2 (seed eq. 4), hard and soft
+// (Daitch et al. 2009, seed eq. 22 and 23) and knn (Gaussian-weighted k-NN); all share the
+// candidate support and the output contract.
 #include <mpi.h>
 
 #include <cstdint>
@@ -11,14 +14,24 @@
 
 namespace lsgl {
 
+// --support full: every pair is allowed (exact search of all n - 1 neighbours), O(n^2) memory and
+// time, so it is refused above this many nodes.
+constexpr std::int64_t kFullSupportMaxNodes = 5000;
+
 struct LearnOptions {
+  std::string model = "log";  // log, l2, hard, soft or knn
+  std::string support = "ann";  // ann: each node's r*k (knn: k) candidates; full: all pairs
+  double sigma = 0.0;    // knn: kernel width (0: sigma^2 = mean k-th neighbour squared distance)
+  double mu = 0.0;       // soft: penalty weight (0: mean squared feature distance of allowed edges)
+  int project_dim = 0;   // hard, soft: project the features to this many dimensions (0: keep)
   std::string input;
   std::string dataset = "/X";
   std::string output;
   int k = 10;            // desired average number of neighbours
   double r = 3.0;        // candidates per node = round(r * k)
   double theta = 0.0;    // > 0: use this theta instead of eq. 18
-  double alpha = 0.0;    // alpha and beta > 0: use them (theta = 1/sqrt(alpha beta))
+  double alpha = 0.0;    // log: with beta > 0, use them (theta = 1/sqrt(alpha beta));
+                         // l2: this alpha instead of the search for k
   double beta = 0.0;
   AnnParams ann;
   int recall_sample = 300;
@@ -37,14 +50,21 @@ struct LearnOptions {
 
 // What the run measured, for the summary and for callers (tests, benchmarks).
 struct LearnSummary {
+  std::string model = "log";
   std::int64_t n = 0, d = 0;
   std::int64_t candidates_per_node = 0;
   std::int64_t allowed_edges = 0;
   std::int64_t edges = 0;  // undirected edges written
   double avg_degree = 0.0;  // nnz / n
+  double degree_deviation = 0.0;  // (avg_degree - k) / k
   double recall = -1.0;
   double theta = 0.0, alpha = 0.0, beta = 0.0, delta = 1.0;
   double dual_scale = 1.0;
+  double sigma = 0.0;      // knn
+  double mu = 0.0;         // soft
+  int project_dim = 0;     // hard, soft (0: original features)
+  int alpha_solves = 0;    // l2: solutions computed by the alpha search (0: alpha given)
+  int iterations_total = 0;  // l2: iterations over all solves
   std::int64_t saturated_nodes = 0;  // nodes with every allowed edge non-zero
   std::int64_t isolated_nodes = 0;
   SolverReport solver;

@@ -1,0 +1,201 @@
+#include "lsgl/learn/l2_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "lsgl/util/error.hpp"
+
+namespace lsgl {
+
+double l2_objective(const EdgeSet& edges, double alpha, const std::vector<double>& w) {
+  auto deg = edges.make_node_vector(1);
+  edges.apply_S(w, *deg);
+  double local = 0.0;
+  for (std::int64_t e = 0; e < edges.local_edges(); ++e)
+    local += 2.0 * w[e] * edges.z()[e] + 2.0 * alpha * w[e] * w[e];
+  for (std::int64_t i = 0; i < edges.local_nodes(); ++i)
+    local += alpha * deg->values()[i] * deg->values()[i];
+  double global = 0.0;
+  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, edges.comm());
+  return global;  // seed eq. 4
+}
+
+double project_scaled_simplex(MPI_Comm comm, std::vector<double>& y, double total,
+                              double hint, int* steps) {
+  // f(tau) = sum max(0, y - tau) - total is convex, decreasing and piecewise linear. A Newton
+  // step from tau < tau* stays left of tau* and changes the active set {y > tau} until it is
+  // that of tau*. The first step is from the hint when f(hint) >= 0 (hint <= tau*), else from
+  // tau = -inf (every entry active). The active set only shrinks, so each pass runs over the
+  // entries still active (kept compact in a scratch buffer, branch-free).
+  static thread_local std::vector<double> active;
+  double sums[2];  // sum and count of the active entries
+  auto compact_from = [&](const double* src, std::size_t count, double at) {
+    active.resize(count);
+    double sum = 0.0;
+    std::size_t kept = 0;
+    for (std::size_t t = 0; t < count; ++t) {
+      const double v = src[t];
+      active[kept] = v;
+      const bool keep = v > at;
+      sum += keep ? v : 0.0;
+      kept += keep ? 1 : 0;
+    }
+    active.resize(kept);
+    sums[0] = sum;
+    sums[1] = static_cast<double>(kept);
+  };
+  const double minus_inf = -std::numeric_limits<double>::infinity();
+  double tau = std::isfinite(hint) ? hint : minus_inf;
+  compact_from(y.data(), y.size(), tau);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+  int step = 1;
+  if (tau != minus_inf && sums[0] - sums[1] * tau - total < 0.0) {
+    tau = minus_inf;  // the hint is right of tau*
+    compact_from(y.data(), y.size(), tau);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+    ++step;
+  }
+  for (; step < 10000; ++step) {
+    if (sums[1] == 0.0) break;  // cannot happen from the left; guards round-off
+    const double next = (sums[0] - total) / sums[1];
+    if (!(next > tau)) break;
+    tau = next;
+    const double before = sums[1];
+    compact_from(active.data(), active.size(), tau);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+    if (sums[1] == before) break;  // same active set: tau is exact
+  }
+  if (steps) *steps = step;
+  for (double& v : y) v = std::max(0.0, v - tau);
+  return tau;
+}
+
+std::vector<double> learn_l2(const EdgeSet& edges, double alpha, const L2Params& params,
+                             L2Report& report, const std::vector<double>* start) {
+  MPI_Comm comm = edges.comm();
+  const std::int64_t ne = edges.local_edges();
+  const double total = 0.5 * static_cast<double>(edges.n());  // 2 * 1^T w = n
+  report.norm_S = params.norm_S > 0 ? params.norm_S : edges.norm_S(params.norm_iterations);
+  // Gradient 2 z + 2 alpha (S^T S + 2 I) w: Lipschitz 2 alpha (||S||^2 + 2) (with a 2% margin
+  // on the power-iteration estimate of ||S||), strong convexity 4 alpha.
+  const double L = 2.0 * alpha * (1.02 * report.norm_S * report.norm_S + 2.0);
+  const double q = std::sqrt(L / (4.0 * alpha));
+  const double momentum = (q - 1.0) / (q + 1.0);
+
+  std::vector<double> w;
+  if (start) {
+    w = *start;
+    project_scaled_simplex(comm, w, total);
+  } else {
+    w.assign(ne, total / static_cast<double>(edges.global_edges()));
+  }
+  std::vector<double> y = w, next(ne), sts(ne);
+  auto deg = edges.make_node_vector(1);
+  const auto& z = edges.z();
+  double tau = -std::numeric_limits<double>::infinity();
+  report.converged = false;
+  report.projection_steps = 0;
+  report.iterations = 0;
+  for (int it = 1; it <= params.max_iterations; ++it) {
+    edges.apply_S(y, *deg);
+    edges.apply_St(*deg, sts);
+    for (std::int64_t e = 0; e < ne; ++e)
+      next[e] = y[e] - (2.0 * z[e] + 2.0 * alpha * sts[e] + 4.0 * alpha * y[e]) / L;
+    int steps = 0;
+    tau = project_scaled_simplex(comm, next, total, tau, &steps);
+    report.projection_steps += steps;
+    double sums[2] = {0.0, 0.0};
+    for (std::int64_t e = 0; e < ne; ++e) {
+      const double d = next[e] - w[e];
+      sums[0] += d * d;
+      sums[1] += w[e] * w[e];
+      y[e] = next[e] + momentum * d;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+    w.swap(next);
+    report.iterations = it;
+    report.rel_change = sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : 0.0;
+    if (report.rel_change < params.tol) {
+      report.converged = true;
+      break;
+    }
+  }
+  return w;
+}
+
+double average_degree(const EdgeSet& edges, const std::vector<double>& w, double threshold) {
+  std::int64_t kept = 0;
+  for (double v : w) kept += v > threshold ? 1 : 0;
+  return 2.0 * static_cast<double>(allreduce_sum(edges.comm(), kept)) /
+         static_cast<double>(edges.n());
+}
+
+std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double threshold,
+                                    const L2Params& params, L2Search& search, double rel_tol,
+                                    int max_solves, const L2SolveCallback& on_solve) {
+  struct Solution {
+    double alpha = 0.0, degree = 0.0;
+    std::vector<double> w;
+    L2Report report;
+  };
+  double zsum = 0.0;
+  for (double v : edges.z()) zsum += v;
+  MPI_Allreduce(MPI_IN_PLACE, &zsum, 1, MPI_DOUBLE, MPI_SUM, edges.comm());
+  double alpha0 = zsum / static_cast<double>(edges.global_edges());
+  if (!(alpha0 > 0.0)) alpha0 = 1.0;
+
+  search = L2Search();
+  L2Params lp = params;
+  if (!(lp.norm_S > 0)) lp.norm_S = edges.norm_S(params.norm_iterations);
+  Solution best;
+  bool have_best = false;
+  auto solve = [&](double alpha, const Solution* from) {
+    Solution s;
+    s.alpha = alpha;
+    s.w = learn_l2(edges, alpha, lp, s.report, from ? &from->w : nullptr);
+    s.degree = average_degree(edges, s.w, threshold);
+    ++search.solves;
+    search.iterations += s.report.iterations;
+    search.all_converged = search.all_converged && s.report.converged;
+    if (on_solve) on_solve(alpha, s.degree, s.report);
+    if (!have_best || std::abs(s.degree - k) < std::abs(best.degree - k)) {
+      best = s;
+      have_best = true;
+    }
+    return s;
+  };
+  auto close_enough = [&](const Solution& s) { return std::abs(s.degree - k) <= rel_tol * k; };
+
+  Solution lo, hi;  // degree(lo) < k <= degree(hi)
+  Solution s = solve(alpha0, nullptr);
+  bool bracketed = false;
+  if (!close_enough(s)) {
+    const bool up = s.degree < k;
+    (up ? lo : hi) = std::move(s);
+    for (int t = 0; t < 20 && search.solves < max_solves; ++t) {
+      const Solution& from = up ? lo : hi;
+      Solution next = solve(up ? from.alpha * 4.0 : from.alpha / 4.0, &from);
+      if (close_enough(next)) break;
+      if ((next.degree >= k) == up) {
+        (up ? hi : lo) = std::move(next);
+        bracketed = true;
+        break;
+      }
+      (up ? lo : hi) = std::move(next);
+    }
+  }
+  while (bracketed && search.solves < max_solves && hi.alpha / lo.alpha > 1.001) {
+    const double alpha = std::sqrt(lo.alpha * hi.alpha);
+    const Solution& from = (k - lo.degree < hi.degree - k) ? lo : hi;
+    Solution next = solve(alpha, &from);
+    if (close_enough(next)) break;
+    (next.degree < k ? lo : hi) = std::move(next);
+  }
+  search.alpha = best.alpha;
+  search.avg_degree = best.degree;
+  search.last = best.report;
+  return std::move(best.w);
+}
+
+}  // namespace lsgl
