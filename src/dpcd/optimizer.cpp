@@ -30,19 +30,30 @@ class Rng {
   std::uint64_t s_;
 };
 
-// A selected set of local coordinates with their keys (for halving).
+// A selected set of local coordinates with their selection values (larger is better); keys
+// (value, then global index) are only built when a top-m selection is needed.
 struct Selection {
-  std::vector<SelectKey> keys;
+  std::vector<double> value;
   std::vector<std::int64_t> local;
-  void add(const SelectKey& k, std::int64_t i) {
-    keys.push_back(k);
+  std::int64_t begin = 0;  // global index of local coordinate 0
+  explicit Selection(std::int64_t b = 0) : begin(b) {}
+  void add(double v, std::int64_t i) {
+    value.push_back(v);
     local.push_back(i);
   }
+  std::size_t size() const { return local.size(); }
+  void append(const Selection& o) {
+    value.insert(value.end(), o.value.begin(), o.value.end());
+    local.insert(local.end(), o.local.begin(), o.local.end());
+  }
   Selection top(MPI_Comm comm, std::int64_t m) const {
-    const std::vector<char> mask = select_top(comm, keys, m);
-    Selection s;
+    std::vector<SelectKey> keys(local.size());
     for (std::size_t i = 0; i < keys.size(); ++i)
-      if (mask[i]) s.add(keys[i], local[i]);
+      keys[i] = make_key(encode_double(value[i]), 0, begin + local[i]);
+    const std::vector<char> mask = select_top(comm, keys, m);
+    Selection s(begin);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (mask[i]) s.add(value[i], local[i]);
     return s;
   }
 };
@@ -81,6 +92,7 @@ class Runner {
   std::vector<SelectKey> keys_;       // reused buffer (one key per local coordinate)
   double L0_ = -1.0;  // cached Lipschitz constant (< 0: not asked yet)
   std::vector<double> Li_;  // coordinate-wise constants plus eps (kCoordinate)
+  std::int64_t Li_period_ = 0;  // > 0: Li_ holds one value per position in a block
 };
 
 std::int64_t Runner::count_plus() const {
@@ -201,25 +213,32 @@ bool Runner::principal_update() {
     const double a2 = rule == ThresholdRule::kAdaptive ? o_.alpha2 : 1.0;
     const double T1 = a1 * t.L1, T2 = a2 * t.L2, c = t.c;
     const double* L = rule == ThresholdRule::kCoordinate ? Li_.data() : nullptr;
-    // x_i (g_i - c) minus the threshold of coordinate i's side: > 0 iff i is principal
+    const std::int64_t period = L ? Li_period_ : 0;
+    // x_i (g_i - c) minus the threshold th of coordinate i's side: > 0 iff i is principal
     // (S+: x = +1, g~ > T1; S-: x = -1, g~ < -T2).
-    auto margin = [&](std::int64_t i) {
-      const double th = L ? L[i] : (x[i] > 0 ? T1 : T2);
-      return x[i] * (g[i] - c) - th;
+    auto threshold = [&](std::int64_t i, std::int64_t pos) {
+      return L ? L[period > 0 ? pos : i] : (x[i] > 0 ? T1 : T2);
     };
-    auto add = [&](std::int64_t i) {
-      const SelectKey k = make_key(encode_double(x[i] * (g[i] - c)), 0, b + i);
-      (x[i] > 0 ? plus : minus).add(k, i);
+    auto margin = [&](std::int64_t i, std::int64_t pos) {
+      return x[i] * (g[i] - c) - threshold(i, pos);
     };
+    // Position of local coordinate 0 in its block (periodic constants).
+    std::int64_t pos = period > 0 ? b % period : 0;
+    auto advance = [&] {
+      if (period > 0 && ++pos == period) pos = 0;
+    };
+    auto add = [&](std::int64_t i) { (x[i] > 0 ? plus : minus).add(x[i] * (g[i] - c), i); };
     // One per block: the eligible coordinate of largest margin in each block.
     const std::int64_t bs = o_.one_per_block && o_.domain == Domain::kFree ? p_.block_size() : 0;
     if (bs > 0) {
       for (std::int64_t lo = 0, hi = std::min(nloc, bs - b % bs); lo < nloc;
            lo = hi, hi = std::min(nloc, hi + bs)) {
         std::int64_t best = lo;
-        double bm = margin(lo);
+        double bm = margin(lo, pos);
+        advance();
         for (std::int64_t i = lo + 1; i < hi; ++i) {
-          const double m = margin(i);
+          const double m = margin(i, pos);
+          advance();
           if (m > bm) {
             bm = m;
             best = i;
@@ -229,16 +248,18 @@ bool Runner::principal_update() {
       }
       return;
     }
-    for (std::int64_t i = 0; i < nloc; ++i)
-      if (margin(i) > 0) add(i);
+    for (std::int64_t i = 0; i < nloc; ++i) {
+      if (margin(i, pos) > 0) add(i);
+      advance();
+    }
   };
-  Selection plus, minus;
+  Selection plus(p_.begin()), minus(p_.begin());
   build(o_.thresholds, plus, minus);
   std::vector<std::int64_t> flips;
   if (o_.domain == Domain::kFree) {
     Selection both = plus;
-    for (std::size_t i = 0; i < minus.keys.size(); ++i) both.add(minus.keys[i], minus.local[i]);
-    std::int64_t m = allreduce_sum(comm_, static_cast<std::int64_t>(both.keys.size()));
+    both.append(minus);
+    std::int64_t m = allreduce_sum(comm_, static_cast<std::int64_t>(both.size()));
     if (o_.max_flips > 0 && m > o_.max_flips) {
       both = both.top(comm_, o_.max_flips);
       m = o_.max_flips;
@@ -247,10 +268,10 @@ bool Runner::principal_update() {
     if (attempt(both.local, f0)) return true;
     if (o_.fallback == Fallback::kLipschitz && p_.lipschitz() > 0 &&
         o_.thresholds == ThresholdRule::kAdaptive) {
-      Selection p2, m2;
+      Selection p2(p_.begin()), m2(p_.begin());
       build(ThresholdRule::kLipschitz, p2, m2);
-      for (std::size_t i = 0; i < m2.keys.size(); ++i) p2.add(m2.keys[i], m2.local[i]);
-      if (allreduce_sum(comm_, static_cast<std::int64_t>(p2.keys.size())) == 0) return false;
+      p2.append(m2);
+      if (allreduce_sum(comm_, static_cast<std::int64_t>(p2.size())) == 0) return false;
       return attempt(p2.local, f0);
     }
     while (m > 1) {
@@ -260,8 +281,8 @@ bool Runner::principal_update() {
     }
     return false;
   }
-  std::int64_t m = std::min(allreduce_sum(comm_, static_cast<std::int64_t>(plus.keys.size())),
-                            allreduce_sum(comm_, static_cast<std::int64_t>(minus.keys.size())));
+  std::int64_t m = std::min(allreduce_sum(comm_, static_cast<std::int64_t>(plus.size())),
+                            allreduce_sum(comm_, static_cast<std::int64_t>(minus.size())));
   if (o_.max_flips > 0) m = std::min(m, o_.max_flips);
   if (m == 0) return false;
   plus = plus.top(comm_, m);
@@ -274,11 +295,10 @@ bool Runner::principal_update() {
   if (attempt(join(plus, minus), f0)) return true;
   if (o_.fallback == Fallback::kLipschitz && p_.lipschitz() > 0 &&
       o_.thresholds == ThresholdRule::kAdaptive) {
-    Selection p2, m2;
+    Selection p2(p_.begin()), m2(p_.begin());
     build(ThresholdRule::kLipschitz, p2, m2);
-    const std::int64_t m2n =
-        std::min(allreduce_sum(comm_, static_cast<std::int64_t>(p2.keys.size())),
-                 allreduce_sum(comm_, static_cast<std::int64_t>(m2.keys.size())));
+    const std::int64_t m2n = std::min(allreduce_sum(comm_, static_cast<std::int64_t>(p2.size())),
+                                      allreduce_sum(comm_, static_cast<std::int64_t>(m2.size())));
     if (m2n == 0) return false;
     return attempt(join(p2.top(comm_, m2n), m2.top(comm_, m2n)), f0);
   }
@@ -509,9 +529,12 @@ Report Runner::run(const IterationHook& hook) {
   }
   if (o_.thresholds == ThresholdRule::kCoordinate) {
     Li_ = p_.coordinate_lipschitz();
-    collective_check(comm_, Li_.size() == p_.x().size(),
+    const std::int64_t bs = p_.block_size();
+    const bool periodic = bs > 0 && static_cast<std::int64_t>(Li_.size()) == bs;
+    collective_check(comm_, !Li_.empty() && (periodic || Li_.size() == p_.x().size()),
                      "DPCD: the coordinate rule needs the problem's coordinate-wise constants");
     for (double& v : Li_) v += o_.eps * std::max(v, 1.0);
+    Li_period_ = periodic ? bs : 0;
   }
   rep_.objective.push_back(p_.objective());
   for (int it = 1; it <= o_.max_iterations; ++it) {

@@ -105,12 +105,9 @@ void CodeProblem::flip(const std::vector<std::int64_t>& local) {
 double CodeProblem::lipschitz() { return 2.0 * std::max(0.0, largest_eigenvalue(A_)); }
 
 std::vector<double> CodeProblem::coordinate_lipschitz() {
-  std::vector<double> L(x_.size());
-  for (std::size_t i = 0; i < L.size(); ++i) {
-    const int k = static_cast<int>(i % static_cast<std::size_t>(r_));
-    L[i] = 2.0 * A_(k, k);
-  }
-  return L;
+  std::vector<double> L(static_cast<std::size_t>(r_));
+  for (int k = 0; k < r_; ++k) L[k] = 2.0 * A_(k, k);
+  return L;  // the same for every code: one value per bit (block_size() = r)
 }
 
 void CodeProblem::flip_model(const std::vector<std::int64_t>& global, std::vector<double>& single,

@@ -106,7 +106,7 @@ double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, 
   {
     Timer t(rep.t_bstep);
     if (o.solver == BSolver::kDpcd) {
-      CodeProblem p(comm, blocks.n, first, o.bits, A, factor, c, codes, f0);
+      CodeProblem p(comm, blocks.n, first, o.bits, A, factor, c, std::move(codes), f0);
       dpcd::Options d = o.dpcd;
       if (std::all_of(A.a.begin(), A.a.end(), [](double v) { return v == 0.0; }))
         d.one_per_block = false;  // no two bits interact

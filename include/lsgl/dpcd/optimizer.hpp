@@ -91,7 +91,8 @@ class Problem {
   virtual double lipschitz() { return 0.0; }
   // Local. Coordinate-wise constants of this rank's coordinates: flipping coordinate i alone
   // changes f by at most -2 x_i g_i + 2 L_i (exact for quadratic f with L_i = d^2f/dx_i^2).
-  // Empty when unknown.
+  // Either one per local coordinate or, when they repeat from block to block, block_size()
+  // values (L of global index i = value[i % block_size()]). Empty when unknown.
   virtual std::vector<double> coordinate_lipschitz() { return {}; }
   // Coordinates interact only inside consecutive groups of this many global indices (e.g. the
   // bits of one sample's code); 0 when there is no such structure. The same on every rank.

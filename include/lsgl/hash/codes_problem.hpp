@@ -33,7 +33,7 @@ class CodeProblem : public dpcd::Problem {
   double objective() const override { return f_; }
   void flip(const std::vector<std::int64_t>& local) override;
   double lipschitz() override;  // 2 * largest eigenvalue of A (0 when A = 0)
-  std::vector<double> coordinate_lipschitz() override;  // 2 A_kk for bit k of every sample
+  std::vector<double> coordinate_lipschitz() override;  // 2 A_kk, per bit k (periodic)
   std::int64_t block_size() const override { return r_; }  // one code per block
   void flip_model(const std::vector<std::int64_t>& global, std::vector<double>& single,
                   std::vector<double>& pair) override;
