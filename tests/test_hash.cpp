@@ -438,6 +438,26 @@ TEST(Train, SameModelAndCodesOnAnyNumberOfRanks) {
   if (solo != MPI_COMM_NULL) MPI_Comm_free(&solo);
 }
 
+// Balanced codes: exactly floor(n r / 2) of the learned bits are +1, on any number of ranks,
+// and the loss still falls.
+TEST(Train, BalancedCodesKeepHalfTheBitsPositive) {
+  TrainOptions o;
+  o.bits = 7;
+  o.features = FeatureKind::kRaw;
+  o.balanced = true;
+  o.chunk = 16;
+  const Trained t = train_on(world(), o);
+  const auto plus = std::count(t.learned.begin(), t.learned.end(), std::int8_t{1});
+  EXPECT_EQ(plus, 240 * 7 / 2);
+  EXPECT_LT(t.objective.back(), t.objective.front());
+  MPI_Comm solo = MPI_COMM_NULL;
+  MPI_Comm_split(world(), comm_rank(world()) == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+  if (solo != MPI_COMM_NULL) {
+    EXPECT_EQ(train_on(solo, o).learned, t.learned);
+    MPI_Comm_free(&solo);
+  }
+}
+
 // The supervised codes separate the classes: same-class training samples are nearer in Hamming
 // distance than samples of different classes, on average.
 TEST(Train, SupervisedCodesSeparateTheClasses) {

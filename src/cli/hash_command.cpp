@@ -55,6 +55,9 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
       ("lambda", po::value(&t.lambda)->default_value(t.lambda), "ridge of the hash projection P")
       ("nu", po::value(&t.nu)->default_value(t.nu),
        "sdh: weight of ||B - P^T phi||^2 in the B-step (SDH's 1e-5; 0 gives the seed's loss)")
+      ("balanced", po::bool_switch(&t.balanced),
+       "dpcd, sdh: balanced codes: exactly half of all training bits are +1 (DPCD on the fixed "
+       "count domain)")
       ("dcc-sweeps", po::value(&t.dcc_sweeps)->default_value(t.dcc_sweeps),
        "dcc: at most this many sweeps over the bits per B-step")
       ("max-iter", po::value(&t.dpcd.max_iterations)->default_value(t.dpcd.max_iterations),

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "lsgl/dpcd/select.hpp"
 #include "lsgl/hash/codes_problem.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -38,13 +39,24 @@ std::uint64_t splitmix(std::uint64_t x) {
   return z ^ (z >> 31);
 }
 
-// Random +-1 codes, a function of (seed, global coordinate) only.
-std::vector<std::int8_t> random_codes(std::int64_t first, std::int64_t local, int bits,
-                                      std::uint64_t seed) {
+// Random +-1 codes, a function of (seed, global coordinate) only. Balanced: exactly
+// floor(n r / 2) entries are +1 (those of largest hash, a distributed selection).
+std::vector<std::int8_t> random_codes(MPI_Comm comm, std::int64_t first, std::int64_t local,
+                                      int bits, std::uint64_t seed, bool balanced,
+                                      std::int64_t samples) {
   std::vector<std::int8_t> b(static_cast<std::size_t>(local * bits));
   const std::uint64_t base = splitmix(seed ^ 0x5bd1e995ULL);
-  for (std::int64_t i = 0; i < local * bits; ++i)
-    b[i] = (splitmix(base + static_cast<std::uint64_t>(first * bits + i)) >> 63) ? 1 : -1;
+  auto hash = [&](std::int64_t i) {
+    return splitmix(base + static_cast<std::uint64_t>(first * bits + i));
+  };
+  if (!balanced) {
+    for (std::int64_t i = 0; i < local * bits; ++i) b[i] = (hash(i) >> 63) ? 1 : -1;
+    return b;
+  }
+  std::vector<dpcd::SelectKey> keys(b.size());
+  for (std::int64_t i = 0; i < local * bits; ++i) keys[i] = dpcd::make_key(hash(i), 0, first * bits + i);
+  const std::vector<char> plus = dpcd::select_top(comm, keys, samples * bits / 2);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = plus[i] ? 1 : -1;
   return b;
 }
 
@@ -108,6 +120,7 @@ double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, 
     if (o.solver == BSolver::kDpcd) {
       CodeProblem p(comm, blocks.n, first, o.bits, A, factor, c, std::move(codes), f0);
       dpcd::Options d = o.dpcd;
+      if (o.balanced) d.domain = dpcd::Domain::kFixedCount;
       if (std::all_of(A.a.begin(), A.a.end(), [](double v) { return v == 0.0; }))
         d.one_per_block = false;  // no two bits interact
       const dpcd::Report r = dpcd::minimize(p, d);
@@ -134,6 +147,9 @@ void validate(MPI_Comm comm, const TrainOptions& o, std::int64_t dim, int classe
   collective_check(comm, o.bits >= 1 && o.bits <= 1024, "--bits must be between 1 and 1024");
   collective_check(comm, !(o.solver == BSolver::kDcc && o.loss != Loss::kSdh),
                    "--solver dcc (SDH's B-step) needs --loss sdh");
+  collective_check(comm, !o.balanced || (o.solver == BSolver::kDpcd && o.loss == Loss::kSdh),
+                   "--balanced needs --solver dpcd and --loss sdh (DPCD keeps the number of +1 "
+                   "bits fixed)");
   collective_check(comm, !(o.solver == BSolver::kSign && o.loss != Loss::kItq),
                    "--solver sign (ITQ's B-step) needs --loss itq");
   collective_check(comm, o.loss != Loss::kItq || o.bits <= dim,
@@ -163,7 +179,8 @@ Model train_sdh(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<dou
                 const TrainOptions& o, TrainReport& rep, Model m) {
   const int rank = comm_rank(comm), r = o.bits;
   const std::int64_t first = blocks.begin(rank), local = blocks.end(rank) - first;
-  std::vector<std::int8_t> B = random_codes(first, local, r, o.seed);
+  std::vector<std::int8_t> B =
+      random_codes(comm, first, local, r, o.seed, o.balanced, blocks.n);
   Mat gram;
   {
     Timer t(rep.t_pstep);

@@ -37,6 +37,9 @@ struct TrainOptions {
   double lambda = 0.01;   // ridge of the hash projection P (seed eq. 19)
   double nu = 1e-5;       // SDH: weight of ||B - P^T phi||^2 in the B-step (0: the seed's loss)
   int dcc_sweeps = 10;    // dcc: at most this many sweeps per B-step
+  // dpcd, sdh: balanced codes, exactly floor(n bits / 2) of all bits are +1 (DPCD on the fixed
+  // count domain Omega_r, from balanced random codes).
+  bool balanced = false;
   // dpcd B-step: free domain, 20 updates and a 5-neighbourhood search every 10 (seed). Our
   // default thresholds are coordinate-wise, 2 (W W^T)_kk: a bit is principal when flipping it
   // alone lowers the loss; all principal bits flip together, halved while that raises the loss.
