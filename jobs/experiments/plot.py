@@ -389,12 +389,14 @@ def report_time_vs_edges(runs, outdir):
     print_table(rows, cols)
     plt = plt_module()
     fig, axs = plt.subplots(1, 2, figsize=(12, 4.5))
-    for n in sorted({r["n"] for r in rows}):
+    for i, n in enumerate(sorted({r["n"] for r in rows})):
         sel = [r for r in rows if r["n"] == n]
         x = [r["allowed_edges"] for r in sel]
-        axs[0].plot(x, [r["t_learn"] for r in sel], "-o", label="learn, n = %d" % n)
-        axs[0].plot(x, [r["t_candidates"] for r in sel], ":x", label="candidates, n = %d" % n)
-        axs[1].plot(x, [r["ms_per_iteration"] for r in sel], "-o", label="n = %d" % n)
+        c = "C%d" % i
+        axs[0].plot(x, [r["t_learn"] for r in sel], "-o", color=c, label="learn, n = %d" % n)
+        axs[0].plot(x, [r["t_candidates"] for r in sel], ":x", color=c,
+                    label="neighbour search, n = %d" % n)
+        axs[1].plot(x, [r["ms_per_iteration"] for r in sel], "-o", color=c, label="n = %d" % n)
     axs[0].set_ylabel("seconds")
     axs[1].set_ylabel("ms per iteration")
     for ax in axs:
