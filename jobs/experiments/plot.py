@@ -348,10 +348,12 @@ def plot_class_connectivity(rows, path, plt):
 
 def report_manifold(runs, outdir):
     rows = sorted((r for r in runs if r.get("kind") == "manifold"),
-                  key=lambda r: (r["signals"], list(MODEL_STYLE).index(r["model"]),
-                                 r["k_requested"]))
-    cols = ["signals", "model", "k_requested", "avg_degree", "components", "isolated",
-            "diameter", "diameter_exact", "converged", "iterations"]
+                  key=lambda r: (-r["signals"], list(MODEL_STYLE).index(r["model"]),
+                                 r.get("label", r["model"]), r["k_requested"]))
+    for r in rows:
+        r.setdefault("label", r["model"])
+    cols = ["signals", "label", "engine", "k_requested", "avg_degree", "components", "isolated",
+            "diameter", "diameter_exact", "recall_estimate", "converged", "iterations"]
     write_csv(outdir + "/manifold.csv", rows, cols)
     print("\n64x64 grid seen through smooth signals: hop diameter of the largest component")
     print_table(rows, cols)
@@ -359,14 +361,18 @@ def report_manifold(runs, outdir):
     sigs = sorted({r["signals"] for r in rows}, reverse=True)
     fig, axs = plt.subplots(1, len(sigs), figsize=(6 * len(sigs), 4.5), squeeze=False)
     for ax, s in zip(axs[0], sigs):
-        for model, (col, mk) in MODEL_STYLE.items():
-            sel = sorted((r for r in rows if r["signals"] == s and r["model"] == model),
+        for label in sorted({r["label"] for r in rows}, key=lambda l: (len(l), l)):
+            sel = sorted((r for r in rows if r["signals"] == s and r["label"] == label),
                          key=lambda r: r["avg_degree"])
             if sel:
-                ax.plot([r["avg_degree"] for r in sel], [r["diameter"] for r in sel], "-" + mk,
-                        color=col, label=model)
-        ax.axhline(127, color="grey", ls=":", lw=1)
+                col, mk = MODEL_STYLE[sel[0]["model"]]
+                ax.plot([r["avg_degree"] for r in sel], [r["diameter"] for r in sel],
+                        ("--" if label != sel[0]["model"] else "-") + mk,
+                        color=col if label == sel[0]["model"] else "tab:gray", label=label)
+        ax.axhline(126, color="grey", ls=":", lw=1)
         ax.axhline(63, color="grey", ls=":", lw=1)
+        ax.text(ax.get_xlim()[1], 126, " 4-grid 126", va="center", fontsize=7)
+        ax.text(ax.get_xlim()[1], 63, " 8-grid 63", va="center", fontsize=7)
         ax.set_title("%d signals" % s)
         ax.set_xlabel("average degree")
         ax.set_ylabel("diameter (hops, largest component)")
