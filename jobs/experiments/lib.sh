@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --np) NP=$2; shift 2 ;;
     --full) FULL=1; shift ;;
-    -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "$EXP_NAME: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
