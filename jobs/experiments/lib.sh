@@ -34,6 +34,10 @@ if [ ! -x "$LSGL" ]; then
   echo "$EXP_NAME: no lsgl binary at '$LSGL' (build it, or set LSGL=path/to/lsgl)" >&2
   exit 1
 fi
+if ! "$PYTHON" -c "import matplotlib" 2>/dev/null; then
+  echo "$EXP_NAME: installing python3-matplotlib (Debian) for the plots"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib > /dev/null
+fi
 mkdir -p "$OUT"
 RUNS=$OUT/runs.jsonl
 : > "$RUNS"

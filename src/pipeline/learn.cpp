@@ -365,6 +365,10 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
         {"ann", full ? std::string("exact (full support)") : ann.describe()},
         {"recall_estimate", s.recall},
         {"prune_threshold", threshold},
+        {"seconds_read", s.t_read},
+        {"seconds_candidates", s.t_candidates},
+        {"seconds_theta", s.t_theta},
+        {"seconds_learn", s.t_learn},
     };
     auto add = [&](const char* name, AttrValue v) { graph_attrs.emplace_back(name, std::move(v)); };
     auto add_iterations = [&] {
