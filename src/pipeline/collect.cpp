@@ -214,12 +214,14 @@ struct LogInfo {
   std::string error;
 };
 
-// The last "lsgl-job: exit code N" line and the last error-like line of a job log.
+// The last "lsgl-job: exit code N" line and the error of a job log: lsgl's own last error line
+// when there is one (the launcher's lines after it, e.g. srun's "task 0: Exited with exit code
+// 1", say less), else the last error-like line.
 LogInfo read_log(const std::string& path) {
   LogInfo info;
   std::ifstream in(path);
   if (!in) return info;
-  std::string line;
+  std::string line, lsgl_error;
   const std::string marker = "lsgl-job: exit code ";
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -228,13 +230,16 @@ LogInfo read_log(const std::string& path) {
         info.exit_code = std::stoi(line.substr(marker.size()));
       } catch (const std::exception&) {
       }
-    } else if (line.rfind("lsgl: error", 0) == 0 || line.find("error:") != std::string::npos ||
+    } else if (line.rfind("lsgl: error", 0) == 0) {
+      lsgl_error = trim(line);
+    } else if (line.find("error:") != std::string::npos ||
                line.find("CANCELLED") != std::string::npos ||
                line.find("Killed") != std::string::npos ||
                line.find("exited on signal") != std::string::npos) {
       info.error = trim(line);
     }
   }
+  if (!lsgl_error.empty()) info.error = lsgl_error;
   return info;
 }
 

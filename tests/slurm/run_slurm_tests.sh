@@ -162,7 +162,7 @@ k,model,r,seed
 6,log,2,2
 8,log,3,3
 EOF
-printf 'k,model,r\n5,log,3\n5,knn,3\n' > sweep-bad.csv
+printf 'k,model,r\n5,log,3\n5,magic,3\n' > sweep-bad.csv
 
 # --- one learning job, a 3-task array and the signal test, submitted together ------------------
 learn=$(sbatch --parsable --ntasks=2 --cpus-per-task=1 "$root/jobs/learn.sbatch" \
@@ -252,9 +252,9 @@ fi
 "$lsgl" collect --table sweep-bad.csv --outputs "sweep-$bad-*.h5" --logs "sweep-$bad-*.log" \
   --csv bad.csv > bad.out
 rc=$?
-if [ "$rc" = 2 ] && grep -q "^0,missing," bad.csv && grep -q "^1,failed,1,.*model 'knn' is not available" bad.csv &&
+if [ "$rc" = 2 ] && grep -q "^0,missing," bad.csv && grep -q "^1,failed,1,.*unknown --model 'magic'" bad.csv &&
    grep -q "task 1: failed (exit code 1)" bad.out; then
-  pass "lsgl collect: a failed task (model knn) and a task never run listed, exit code 2"
+  pass "lsgl collect: a failed task (unknown model) and a task never run listed, exit code 2"
 else
   fail "lsgl collect of the failing sweep: rc=$rc $(cat bad.out bad.csv)"
 fi
