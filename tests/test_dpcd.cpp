@@ -170,6 +170,28 @@ TEST(Select, TopMMatchesSerialSortWithTies) {
   }
 }
 
+TEST(Select, SmallestPairMatchesSerialSort) {
+  const int rank = comm_rank(world()), size = comm_size(world());
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    const std::int64_t n = 500 + 41 * seed;
+    std::mt19937_64 rng(seed);
+    std::vector<double> v(n);
+    for (auto& x : v) {  // odd seeds: many ties; even seeds: spread over many binades
+      x = seed % 2 ? static_cast<double>(static_cast<int>(rng() % 30)) - 15.0
+                   : std::ldexp(static_cast<double>(rng() % 1000) - 500.0, -static_cast<int>(rng() % 60));
+    }
+    const Partition part(n, size);
+    const std::vector<double> mine(v.begin() + part.begin(rank), v.begin() + part.end(rank));
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::int64_t r : {std::int64_t(1), std::int64_t(2), n / 3, n / 2, n - 1}) {
+      const std::array<double, 2> got = smallest_pair_at(world(), mine, r);
+      EXPECT_EQ(got[0], sorted[r - 1]) << "seed " << seed << " r " << r;
+      EXPECT_EQ(got[1], sorted[r]) << "seed " << seed << " r " << r;
+    }
+  }
+}
+
 TEST(Select, EncodingsPreserveOrder) {
   const double vals[] = {-1e300, -3.5, -1e-300, -0.0, 0.0, 1e-300, 2.0, 1e300};
   for (std::size_t i = 0; i + 1 < sizeof vals / sizeof vals[0]; ++i) {

@@ -76,13 +76,19 @@ class Runner {
   struct Thresholds {
     double c = 0.0, L1 = 0.0, L2 = 0.0;
   };
+  // Largest and smallest g over the +1 and over the -1 entries (+-inf for an empty side).
+  struct Extremes {
+    double plus_max = 0.0, plus_min = 0.0, minus_max = 0.0, minus_min = 0.0;
+    double max() const { return std::max(plus_max, minus_max); }
+    double min() const { return std::min(plus_min, minus_min); }
+  };
+  Extremes extremes() const;                         // one pass, one all-reduce
   double lipschitz_threshold();
-  double centre();                                   // OPEN choice: Options::centre
+  double centre(const Extremes& e);                  // OPEN choice: Options::centre
   Thresholds thresholds(ThresholdRule rule);         // seed eq. 7 / L0 + eps
   bool principal_update();                           // seed Alg. 1, one update
   bool attempt(const std::vector<std::int64_t>& flips, double f0);
   bool neighbourhood_search();                       // seed Alg. 1, m-neighbours
-  std::int64_t count_plus() const;
 
   Problem& p_;
   const Options& o_;
@@ -95,20 +101,34 @@ class Runner {
   std::int64_t Li_period_ = 0;  // > 0: Li_ holds one value per position in a block
 };
 
-std::int64_t Runner::count_plus() const {
-  std::int64_t c = 0;
-  for (auto v : p_.x()) c += v > 0;
-  return allreduce_sum(comm_, c);
-}
-
 // L1 = L2 = L0 + eps (notes: guaranteed decrease, f(y) <= f(x) - 2 sum (x_i g_i - L0)).
 double Runner::lipschitz_threshold() {
   if (L0_ < 0) L0_ = p_.lipschitz();
   return L0_ + o_.eps * std::max(L0_, 1.0);
 }
 
-// The constant subtracted from g before eq. 7 (Omega_r only; OPEN, see Options::centre).
-double Runner::centre() {
+Runner::Extremes Runner::extremes() const {
+  const auto& g = p_.gradient();
+  const auto& x = p_.x();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  double pmax = -inf, pmin = inf, mmax = -inf, mmin = inf;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (x[i] > 0) {
+      pmax = std::max(pmax, g[i]);
+      pmin = std::min(pmin, g[i]);
+    } else {
+      mmax = std::max(mmax, g[i]);
+      mmin = std::min(mmin, g[i]);
+    }
+  }
+  double e[4] = {pmax, -pmin, mmax, -mmin};
+  MPI_Allreduce(MPI_IN_PLACE, e, 4, MPI_DOUBLE, MPI_MAX, comm_);
+  return Extremes{e[0], -e[1], e[2], -e[3]};
+}
+
+// The constant subtracted from g before eq. 7 (Omega_r only; OPEN, see Options::centre). `e`
+// is used by the split rule only.
+double Runner::centre(const Extremes& e) {
   if (o_.domain == Domain::kFree || o_.centre == Centre::kNone) return 0.0;
   const auto& g = p_.gradient();
   const std::int64_t n = p_.n(), b = p_.begin();
@@ -119,43 +139,44 @@ double Runner::centre() {
     for (double v : g) s.add(v);
     return s.result(comm_) / static_cast<double>(n);
   }
-  std::vector<SelectKey>& keys = keys_;
-  keys.resize(g.size());
-  for (std::size_t i = 0; i < g.size(); ++i)
-    keys[i] = make_key(encode_double(-g[i]), 0, b + static_cast<std::int64_t>(i));
   if (o_.centre == Centre::kMedian) {
+    std::vector<SelectKey>& keys = keys_;
+    keys.resize(g.size());
+    for (std::size_t i = 0; i < g.size(); ++i)
+      keys[i] = make_key(encode_double(-g[i]), 0, b + static_cast<std::int64_t>(i));
     SelectKey th;
     select_top(comm_, keys, (n + 1) / 2, &th);
     return -decode_double(th.w[0]);
   }
-  // kSplit: midway between the r-th and (r+1)-th smallest g.
-  const std::int64_t r = count_plus();
-  if (r == 0 || r == n) return 0.0;
-  SelectKey th;
-  const std::vector<char> mask = select_top(comm_, keys, r + 1, &th);
-  // The r-th smallest g is the second-smallest selected key.
-  SelectKey lo1{{~0ULL, ~0ULL, ~0ULL}}, lo2 = lo1;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (!mask[i]) continue;
-    if (keys[i] < lo1) {
-      lo2 = lo1;
-      lo1 = keys[i];
-    } else if (keys[i] < lo2) {
-      lo2 = keys[i];
-    }
+  // kSplit: midway between the r-th and (r+1)-th smallest g (r = number of +1 entries). With
+  // A = the largest g of a +1 entry and B = the smallest g of a -1 entry, these are A and B when
+  // A <= B; otherwise both lie in [B, A], so only the entries in [B, A] are selected among.
+  const double A = e.plus_max, B = e.minus_min;
+  if (!std::isfinite(A) || !std::isfinite(B)) return 0.0;  // r = 0 or r = n
+  if (A <= B) return 0.5 * (A + B);
+  const auto& x = p_.x();
+  std::vector<double> between;
+  std::int64_t plus_minus_below = 0;  // (+1 entries) - (entries below B): r - below over ranks
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    plus_minus_below += x[i] > 0;
+    if (g[i] < B)
+      --plus_minus_below;
+    else if (g[i] <= A)
+      between.push_back(g[i]);
   }
-  std::vector<SelectKey> all = allgather_items(comm_, std::vector<SelectKey>{lo1, lo2});
-  std::sort(all.begin(), all.end());
-  const double g_r1 = -decode_double(all[0].w[0]);  // (r+1)-th smallest
-  const double g_r = -decode_double(all[1].w[0]);   // r-th smallest
-  return 0.5 * (g_r + g_r1);
+  const std::int64_t r = allreduce_sum(comm_, plus_minus_below);
+  const std::array<double, 2> v = smallest_pair_at(comm_, between, r);
+  return 0.5 * (v[0] + v[1]);
 }
 
 // Seed eq. 7 (adaptive: means of the positive and of |negative| centred entries) or
 // L1 = L2 = L0 + eps (Lipschitz).
 Runner::Thresholds Runner::thresholds(ThresholdRule rule) {
   Thresholds t;
-  t.c = centre();
+  const bool adaptive = rule == ThresholdRule::kAdaptive;
+  const bool split = o_.domain != Domain::kFree && o_.centre == Centre::kSplit;
+  const Extremes e = adaptive || split ? extremes() : Extremes{};
+  t.c = centre(e);
   if (rule == ThresholdRule::kLipschitz) {
     t.L1 = t.L2 = lipschitz_threshold();
     return t;
@@ -164,21 +185,21 @@ Runner::Thresholds Runner::thresholds(ThresholdRule rule) {
   const auto& g = p_.gradient();
   const auto& x = p_.x();
   const bool all = o_.scope == Scope::kAll;
-  double mx = 0.0;
-  for (double v : g) mx = std::max(mx, std::fabs(v - t.c));
-  mx = allreduce_max_double(comm_, mx);
+  // max |g_i - c| (rounding is monotone, so the extremes of g give it exactly)
+  const double mx = std::max({0.0, e.max() - t.c, t.c - e.min()});
   ReproducibleSum pos(mx, p_.n()), neg(mx, p_.n());
-  std::int64_t cnt[2] = {0, 0};
+  std::int64_t npos = 0, nneg = 0;
   for (std::size_t i = 0; i < g.size(); ++i) {
     const double v = g[i] - t.c;
     if (v > 0 && (all || x[i] > 0)) {
       pos.add(v);
-      ++cnt[0];
+      ++npos;
     } else if (v < 0 && (all || x[i] < 0)) {
       neg.add(-v);
-      ++cnt[1];
+      ++nneg;
     }
   }
+  std::int64_t cnt[2] = {npos, nneg};
   MPI_Allreduce(MPI_IN_PLACE, cnt, 2, MPI_INT64_T, MPI_SUM, comm_);
   const double sp = pos.result(comm_), sn = neg.result(comm_);
   t.L1 = cnt[0] > 0 ? sp / static_cast<double>(cnt[0]) : 0.0;

@@ -93,6 +93,49 @@ std::vector<char> select_top(MPI_Comm comm, const std::vector<SelectKey>& keys, 
   return mask;
 }
 
+std::array<double, 2> smallest_pair_at(MPI_Comm comm, const std::vector<double>& values,
+                                       std::int64_t r) {
+  std::vector<std::uint64_t> cand(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) cand[i] = encode_double(values[i]);
+  if (static_cast<std::int64_t>(cand.size()) > r + 1) {
+    std::nth_element(cand.begin(), cand.begin() + r, cand.end());
+    cand.resize(static_cast<std::size_t>(r + 1));
+  }
+  std::vector<std::uint64_t> low = cand;  // this rank's r+1 smallest (for v(r) below)
+  // Radix selection of the (r+1)-th smallest encoded value x; `below` counts the values < x.
+  std::int64_t need = r + 1, below = 0;
+  std::uint64_t x = 0;
+  std::vector<long long> hist(256), ghist(256);
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    std::fill(hist.begin(), hist.end(), 0);
+    for (std::uint64_t c : cand) ++hist[(c >> shift) & 0xff];
+    MPI_Allreduce(hist.data(), ghist.data(), 256, MPI_LONG_LONG, MPI_SUM, comm);
+    int t = 0;
+    long long under = 0;
+    for (; t < 255; ++t) {
+      if (under + ghist[t] >= need) break;
+      under += ghist[t];
+    }
+    need -= under;
+    below += under;
+    x |= static_cast<std::uint64_t>(t) << shift;
+    std::vector<std::uint64_t> next;
+    for (std::uint64_t c : cand)
+      if (static_cast<int>((c >> shift) & 0xff) == t) next.push_back(c);
+    cand.swap(next);
+  }
+  // v(r) = v(r+1) when fewer than r values lie below it, else the largest value below it.
+  double vr = decode_double(x);
+  if (below == r) {
+    std::uint64_t mx = 0;
+    for (std::uint64_t c : low)
+      if (c < x) mx = std::max(mx, c);
+    MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_UINT64_T, MPI_MAX, comm);
+    vr = decode_double(mx);
+  }
+  return {vr, decode_double(x)};
+}
+
 std::vector<SelectKey> allgather_keys(MPI_Comm comm, const std::vector<SelectKey>& local) {
   std::vector<SelectKey> all = allgather_items(comm, local);
   std::sort(all.begin(), all.end(), [](const SelectKey& a, const SelectKey& b) { return b < a; });

@@ -45,6 +45,13 @@ inline SelectKey make_key(std::uint64_t primary, std::uint64_t secondary, std::i
 std::vector<char> select_top(MPI_Comm comm, const std::vector<SelectKey>& keys, std::int64_t m,
                              SelectKey* threshold = nullptr);
 
+// Collective. The r-th and (r+1)-th smallest of the values held by all ranks (1 <= r < total
+// count; NaN not allowed), as plain values (ties need no order). Each rank keeps its own r+1
+// smallest (the global r+1 smallest lie in their union), then radix selection on the encoded
+// values, 8 bits per round, with one all-reduce of 256 counts per round.
+std::array<double, 2> smallest_pair_at(MPI_Comm comm, const std::vector<double>& values,
+                                       std::int64_t r);
+
 // Collective. The selected keys of all ranks, largest first (identical on every rank). For
 // small selections (pools of the neighbourhood search, the k-th element).
 std::vector<SelectKey> allgather_keys(MPI_Comm comm, const std::vector<SelectKey>& local);
