@@ -536,6 +536,14 @@ TEST(DenseSubgraph, PlantedSubgraphIsFoundExactly) {
   DensestDpcdOptions from_degree;
   from_degree.init = {"degree"};
   EXPECT_EQ(gather_all(world(), dpcd_densest(g, s, from_degree).members), planted);
+  DensestDpcdOptions from_tpower;
+  from_tpower.init = {"tpower"};
+  from_tpower.tpower_iterations = 3;
+  const DensestDpcdResult t = dpcd_densest(g, s, from_tpower);
+  EXPECT_EQ(t.init_used, "tpower");
+  const std::vector<std::int64_t> three = tpower(g, s, top_degree(g, s), 3, nullptr, nullptr);
+  EXPECT_EQ(t.init_density, evaluate_subgraph(g, three).density);
+  EXPECT_EQ(gather_all(world(), t.members), planted);
 }
 
 TEST(DenseSubgraph, SameSetsAsOnOneRank) {
@@ -567,6 +575,9 @@ TEST(DenseSubgraph, SameSetsAsOnOneRank) {
     mine.push_back(gather_all(world(), ravi(g, k)));
     mine.push_back(gather_all(world(), feige(g, k)));
     mine.push_back(gather_all(world(), tpower(g, k, top_degree(g, k), 100, nullptr, &its)));
+    DensestDpcdOptions with_tpower = o;
+    with_tpower.init.push_back("tpower");
+    mine.push_back(gather_all(world(), dpcd_densest(g, k, with_tpower).members));
     std::vector<std::int64_t> flat;
     for (auto& v : mine) {
       flat.push_back(static_cast<std::int64_t>(v.size()));
@@ -576,13 +587,16 @@ TEST(DenseSubgraph, SameSetsAsOnOneRank) {
     if (solo != MPI_COMM_NULL) {
       const FixedPointGraph g1 = build(solo);
       std::vector<std::int64_t> ref;
-      for (int m = 0; m < 5; ++m) {
+      DensestDpcdOptions with_tpower = o;
+      with_tpower.init.push_back("tpower");
+      for (int m = 0; m < 6; ++m) {
         std::vector<std::int64_t> v;
         if (m == 0) v = dpcd_densest(g1, k, o).members;
         if (m == 1) v = peel(g1, k);
         if (m == 2) v = ravi(g1, k);
         if (m == 3) v = feige(g1, k);
         if (m == 4) v = tpower(g1, k, top_degree(g1, k), 100, nullptr, &its);
+        if (m == 5) v = dpcd_densest(g1, k, with_tpower).members;
         ref.push_back(static_cast<std::int64_t>(v.size()));
         ref.insert(ref.end(), v.begin(), v.end());
       }

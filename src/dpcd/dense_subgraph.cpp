@@ -211,22 +211,24 @@ std::vector<std::int64_t> DenseSubgraphProblem::members() const {
 // ------------------------------------------------------------------ DPCD for dense subgraphs
 
 std::vector<std::int64_t> initial_set(const FixedPointGraph& g, std::int64_t k,
-                                      const std::string& name) {
+                                      const std::string& name, int tpower_iterations) {
   if (name == "degree") return top_degree(g, k);
   if (name == "feige") return feige(g, k);
   if (name == "peel") return peel(g, k);
+  if (name == "tpower") return tpower(g, k, top_degree(g, k), tpower_iterations, nullptr, nullptr);
   collective_check(g.comm, false, "unknown DPCD initialisation '" + name +
-                                      "' (degree, feige or peel)");
+                                      "' (degree, feige, peel or tpower)");
   return {};
 }
 
 std::vector<std::int64_t> best_initial_set(const FixedPointGraph& g, std::int64_t k,
                                            const std::vector<std::string>& names,
-                                           std::string* used, double* density) {
+                                           int tpower_iterations, std::string* used,
+                                           double* density) {
   std::int64_t best_xwx = -1;
   std::vector<std::int64_t> best;
   for (const auto& name : names) {
-    std::vector<std::int64_t> m = initial_set(g, k, name);
+    std::vector<std::int64_t> m = initial_set(g, k, name, tpower_iterations);
     const SubgraphStats s = evaluate_subgraph(g, m);
     if (s.xwx > best_xwx) {
       best_xwx = s.xwx;
@@ -263,7 +265,7 @@ DensestDpcdResult dpcd_densest(const FixedPointGraph& g, std::int64_t k,
     double init_seconds = 0.0, dpcd_seconds = 0.0;
     for (const auto& name : o.init) {
       const double t1 = MPI_Wtime();
-      const std::vector<std::int64_t> init = initial_set(g, k, name);
+      const std::vector<std::int64_t> init = initial_set(g, k, name, o.tpower_iterations);
       const double density = evaluate_subgraph(g, init).density;
       init_seconds += MPI_Wtime() - t1;
       DensestDpcdResult r = dpcd_from(g, init, o.dpcd);
@@ -282,7 +284,7 @@ DensestDpcdResult dpcd_densest(const FixedPointGraph& g, std::int64_t k,
   }
   std::string used;
   double density = 0.0;
-  const std::vector<std::int64_t> init = best_initial_set(g, k, o.init, &used, &density);
+  const std::vector<std::int64_t> init = best_initial_set(g, k, o.init, o.tpower_iterations, &used, &density);
   const double t1 = MPI_Wtime();
   DensestDpcdResult res = dpcd_from(g, init, o.dpcd);
   res.init_used = used;

@@ -44,8 +44,9 @@ void validate(MPI_Comm comm, const DensestOptions& o) {
                    "need --ns-m >= 0, --ns-pool >= 1, --ns-every >= 0, --ns-samples >= 0");
   collective_check(comm, !o.dpcd.init.empty(), "--init needs at least one initial set");
   for (const auto& s : o.dpcd.init)
-    collective_check(comm, s == "degree" || s == "feige" || s == "peel",
-                     "unknown --init '" + s + "' (degree, feige, peel, or a comma list)");
+    collective_check(comm, s == "degree" || s == "feige" || s == "peel" || s == "tpower",
+                     "unknown --init '" + s + "' (degree, feige, peel, tpower, or a comma list)");
+  collective_check(comm, o.dpcd.tpower_iterations >= 1, "--init-tpower-iter must be at least 1");
 }
 
 // The method's parameters, as attributes of /subgraph.
@@ -56,6 +57,7 @@ Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
     a = {{"init", s.init_used},
          {"init_candidates", join(o.dpcd.init)},
          {"init_mode", std::string(o.dpcd.from_each ? "each" : "best")},
+         {"init_tpower_iter", static_cast<std::int64_t>(o.dpcd.tpower_iterations)},
          {"thresholds", dpcd::to_string(d.thresholds)},
          {"alpha1", d.alpha1},
          {"alpha2", d.alpha2},
@@ -160,7 +162,7 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
   s.t_init = timed_phase(comm, "init", talk, [&] {
     if (o.method == "dpcd" && !o.dpcd.from_each) {
       double d = 0.0;
-      init = best_initial_set(g, o.k, o.dpcd.init, &s.init_used, &d);
+      init = best_initial_set(g, o.k, o.dpcd.init, o.dpcd.tpower_iterations, &s.init_used, &d);
     } else if (o.method == "tpower") {
       init = top_degree(g, o.k);
       s.init_used = "degree";

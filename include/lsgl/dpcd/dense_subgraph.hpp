@@ -104,8 +104,11 @@ inline std::int64_t swap_gain(std::int64_t wx_i, std::int64_t wx_j, std::int64_t
 // Options of `lsgl densest --method dpcd`.
 struct DensestDpcdOptions {
   Options dpcd;
-  // Initial sets tried, best x^T W x kept (ties: first listed): any of degree, feige, peel.
+  // Initial sets tried, best x^T W x kept (ties: first listed): any of degree, feige, peel,
+  // tpower.
   std::vector<std::string> init = {"degree", "feige", "peel"};
+  // Iterations of the truncated power method (from the top-k by degree) for the tpower set.
+  int tpower_iterations = 20;
   // false: DPCD from the densest initial set only; true: DPCD from each, the densest result kept
   // (ties: the first listed).
   bool from_each = false;
@@ -120,19 +123,21 @@ struct DensestDpcdResult {
   double dpcd_seconds = 0.0;   // the DPCD iterations
 };
 
-// Collective. The best of the named initial sets (degree, feige, peel) by x^T W x; ties: the
+// Collective. The best of the named initial sets (see initial_set) by x^T W x; ties: the
 // first listed. Sets *used to its name and *density to its density.
 std::vector<std::int64_t> best_initial_set(const FixedPointGraph& g, std::int64_t k,
                                            const std::vector<std::string>& names,
-                                           std::string* used, double* density);
+                                           int tpower_iterations, std::string* used,
+                                           double* density);
 
 // Collective. DPCD from `init` (each rank its members); history = x^T W x per iteration.
 DensestDpcdResult dpcd_from(const FixedPointGraph& g, const std::vector<std::int64_t>& init,
                             const Options& o);
 
-// Collective. The named initial set (degree, feige or peel).
+// Collective. The named initial set: degree (top k by weighted degree), feige, peel, or tpower
+// (the truncated power method from the degree set, `tpower_iterations` iterations at most).
 std::vector<std::int64_t> initial_set(const FixedPointGraph& g, std::int64_t k,
-                                      const std::string& name);
+                                      const std::string& name, int tpower_iterations);
 
 // Collective. best_initial_set then dpcd_from, or (from_each) dpcd_from every initial set.
 DensestDpcdResult dpcd_densest(const FixedPointGraph& g, std::int64_t k,
