@@ -11,6 +11,7 @@
 #include "lsgl/dpcd/select.hpp"
 #include "lsgl/hash/chunked.hpp"
 #include "lsgl/hash/codes_problem.hpp"
+#include "lsgl/hash/features.hpp"
 #include "lsgl/hash/retrieval.hpp"
 #include "lsgl/hash/train.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -283,6 +284,38 @@ TEST(Chunked, SumsMatchDirectSumsAndDoNotDependOnRanks) {
   for (std::int64_t k = 0; k < p; ++k)
     for (std::int64_t l = 0; l < p; ++l) EXPECT_EQ(all[p + p * q + k * p + l], all[p + p * q + l * p + k]);
   if (comm_rank(world()) == 0) EXPECT_EQ(run(MPI_COMM_SELF), all);  // bit for bit
+}
+
+TEST(Features, RbfTrainingFeaturesEqualTheMapAndSigmaIsTheMeanDistance) {
+  const std::int64_t n = 150, d = 5, anchors = 12;
+  std::mt19937_64 rng(3);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> all(static_cast<std::size_t>(n * d));
+  for (auto& v : all) v = nd(rng);
+  const SampleBlocks bl{n, 16, comm_size(world())};
+  const int rank = comm_rank(world());
+  LocalRows rows;
+  rows.n = n;
+  rows.d = d;
+  rows.begin = bl.begin(rank);
+  rows.x.assign(all.begin() + bl.begin(rank) * d, all.begin() + bl.end(rank) * d);
+  std::vector<double> phi;
+  const FeatureMap f = fit_features(world(), bl, rows, FeatureKind::kRbf, anchors, 9, &phi);
+  // sigma: the mean over all samples and anchors of the distance, computed directly.
+  double total = 0.0;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < anchors; ++j) {
+      double s = 0.0;
+      for (std::int64_t t = 0; t < d; ++t) {
+        const double u = all[i * d + t] - f.anchors(j, t);
+        s += u * u;
+      }
+      total += std::sqrt(s);
+    }
+  EXPECT_NEAR(f.sigma, total / static_cast<double>(n * anchors), 1e-12 * f.sigma);
+  // The returned training features are the map applied to the same rows (centred), exactly.
+  const std::vector<double> again = f.apply(rows.x.data(), rows.local_rows());
+  EXPECT_EQ(phi, again);
 }
 
 TEST(Retrieval, HandCheckedExample) {

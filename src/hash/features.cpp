@@ -91,6 +91,7 @@ FeatureMap fit_features(MPI_Comm comm, const SampleBlocks& blocks, const LocalRo
   f.kind = kind;
   f.input_dim = rows.d;
   const std::int64_t local = rows.local_rows(), d = rows.d;
+  std::vector<double> phi;  // this rank's features, before centring
   if (kind == FeatureKind::kRbf) {
     collective_check(comm, anchors >= 1 && anchors <= rows.n,
                      "--anchors must be between 1 and the number of training samples (" +
@@ -103,11 +104,14 @@ FeatureMap fit_features(MPI_Comm comm, const SampleBlocks& blocks, const LocalRo
     // One owner per row, zeros elsewhere: the sum is exact.
     MPI_Allreduce(MPI_IN_PLACE, f.anchors.a.data(), static_cast<int>(f.anchors.a.size()),
                   MPI_DOUBLE, MPI_SUM, comm);
-    // sigma: mean over samples of the mean distance to the anchors.
+    // sigma: mean over samples of the mean distance to the anchors. The squared distances are
+    // computed in the same pieces as apply() (so with the same values) and become the features.
+    phi.resize(static_cast<std::size_t>(local * anchors));
     std::vector<double> mean_dist(static_cast<std::size_t>(local));
     for (std::int64_t r0 = 0; r0 < local; r0 += kPiece) {
       const std::int64_t cnt = std::min(kPiece, local - r0);
       const std::vector<double> d2 = squared_distances(rows.row(r0), cnt, d, f.anchors);
+      std::copy(d2.begin(), d2.end(), phi.begin() + r0 * anchors);
       for (std::int64_t i = 0; i < cnt; ++i) {
         double s = 0.0;
         for (std::int64_t j = 0; j < anchors; ++j) s += std::sqrt(d2[i * anchors + j]);
@@ -118,8 +122,11 @@ FeatureMap fit_features(MPI_Comm comm, const SampleBlocks& blocks, const LocalRo
               static_cast<double>(rows.n);
     collective_check(comm, f.sigma > 0,
                      "the RBF width is 0: every training sample equals every anchor");
+    const double inv = 1.0 / (2.0 * f.sigma * f.sigma);
+    for (double& v : phi) v = std::exp(-v * inv);
+  } else {
+    phi = f.apply(rows.x.data(), local);
   }
-  std::vector<double> phi = f.apply(rows.x.data(), local);
   f.mean = sample_column_sums(comm, blocks, phi.data(), f.dim(), local);
   for (double& v : f.mean) v /= static_cast<double>(rows.n);
   if (features) {
