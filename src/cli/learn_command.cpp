@@ -64,6 +64,10 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
        "log: the log model (seed eq. 5), theta from --k; l2: the l2-degree model (seed eq. 4), "
        "alpha searched for --k; soft, hard: Daitch et al. 2009 (seed eq. 23, 22), degree not "
        "controlled; knn: the k-NN graph with weights exp(-Z/sigma^2)")
+      ("order", po::value(&o.order)->default_value("locality"),
+       "locality: internally renumber the rows so that neighbours share a rank (far fewer "
+       "bytes sent per iteration, faster iterations; the graph is written in input order); "
+       "input: keep the input order")
       ("support", po::value(&o.support)->default_value("ann"),
        "allowed pairs: ann (each node's r*k candidates, knn: k) or full (every pair, exact; "
        "n <= 5000 only)")

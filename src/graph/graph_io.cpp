@@ -21,28 +21,37 @@ struct Entry {
 }  // namespace
 
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
-                       double scale) {
+                       double scale, const std::vector<std::int64_t>* input) {
   MPI_Comm comm = edges.comm();
   const int size = comm_size(comm);
   const Partition& part = edges.partition();
-  const std::int64_t first = edges.first_node(), nl = edges.local_nodes();
+  const std::int64_t nl = edges.local_nodes();
   const auto& ptr = edges.row_ptr();
   const auto& row_node = edges.row_node();
   const auto& other = edges.other();
 
+  std::vector<std::int64_t> ghost_input;
+  if (input) ghost_input = fetch_from_owners(comm, part, edges.ghosts(), *input);
+  // Output index of a local-form node index.
+  auto id = [&](std::int64_t local_form) {
+    if (!input) return edges.global_id(local_form);
+    return local_form < nl ? (*input)[local_form] : ghost_input[local_form - nl];
+  };
+  const std::int64_t out_first = part.begin(comm_rank(comm));
   std::vector<Entry> mine;
   std::vector<std::vector<Entry>> send(size);
   for (std::int64_t r = 0; r < nl; ++r) {
     const std::int64_t a = row_node[r];
     for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
       if (!(w[e] > threshold)) continue;
-      const std::int64_t ga = first + a, gb = edges.global_id(other[e]);
+      const std::int64_t ga = id(a), gb = id(other[e]);
       const double value = w[e] * scale;
-      mine.push_back({ga, gb, value});
-      if (other[e] < nl)
-        mine.push_back({gb, ga, value});
-      else
-        send[part.owner(gb)].push_back({gb, ga, value});
+      for (const Entry& x : {Entry{ga, gb, value}, Entry{gb, ga, value}}) {
+        if (x.row >= out_first && x.row < out_first + nl)
+          mine.push_back(x);
+        else
+          send[part.owner(x.row)].push_back(x);
+      }
     }
   }
   std::vector<Entry> received = alltoallv(comm, send);
@@ -53,12 +62,12 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
 
   LocalCsr m;
   m.n = part.n;
-  m.begin = first;
+  m.begin = out_first;
   m.indptr.assign(nl + 1, 0);
   m.indices.reserve(mine.size());
   m.data.reserve(mine.size());
   for (const auto& e : mine) {
-    ++m.indptr[e.row - first + 1];
+    ++m.indptr[e.row - out_first + 1];
     m.indices.push_back(e.col);
     m.data.push_back(e.w);
   }

@@ -11,6 +11,7 @@
 #include "lsgl/hash/codes_problem.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::hash {
 
@@ -32,22 +33,15 @@ std::string to_string(BSolver s) {
 
 namespace {
 
-std::uint64_t splitmix(std::uint64_t x) {
-  std::uint64_t z = x + 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // Random +-1 codes, a function of (seed, global coordinate) only. Balanced: exactly
 // floor(n r / 2) entries are +1 (those of largest hash, a distributed selection).
 std::vector<std::int8_t> random_codes(MPI_Comm comm, std::int64_t first, std::int64_t local,
                                       int bits, std::uint64_t seed, bool balanced,
                                       std::int64_t samples) {
   std::vector<std::int8_t> b(static_cast<std::size_t>(local * bits));
-  const std::uint64_t base = splitmix(seed ^ 0x5bd1e995ULL);
+  const std::uint64_t base = splitmix64(seed ^ 0x5bd1e995ULL);
   auto hash = [&](std::int64_t i) {
-    return splitmix(base + static_cast<std::uint64_t>(first * bits + i));
+    return splitmix64(base + static_cast<std::uint64_t>(first * bits + i));
   };
   if (!balanced) {
     for (std::int64_t i = 0; i < local * bits; ++i) b[i] = (hash(i) >> 63) ? 1 : -1;
@@ -63,10 +57,10 @@ std::vector<std::int8_t> random_codes(MPI_Comm comm, std::int64_t first, std::in
 // A Gaussian r x r matrix from `seed` (Box-Muller), the same on every rank.
 Mat gaussian_matrix(int r, std::uint64_t seed) {
   Mat G(r, r);
-  std::uint64_t s = splitmix(seed ^ 0x1b873593ULL);
+  std::uint64_t s = splitmix64(seed ^ 0x1b873593ULL);
   for (auto& v : G.a) {
-    const double u1 = (static_cast<double>(splitmix(s++) >> 11) + 0.5) * 0x1.0p-53;
-    const double u2 = (static_cast<double>(splitmix(s++) >> 11) + 0.5) * 0x1.0p-53;
+    const double u1 = (static_cast<double>(splitmix64(s++) >> 11) + 0.5) * 0x1.0p-53;
+    const double u2 = (static_cast<double>(splitmix64(s++) >> 11) + 0.5) * 0x1.0p-53;
     v = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
   }
   return G;

@@ -8,6 +8,7 @@
 
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/graph/locality_order.hpp"
 #include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/daitch_model.hpp"
 #include "lsgl/learn/knn_model.hpp"
@@ -27,6 +28,8 @@ void validate(MPI_Comm comm, const LearnOptions& o) {
                    "unknown --model '" + m + "' (expected log, l2, hard, soft or knn)");
   collective_check(comm, o.support == "ann" || o.support == "full",
                    "unknown --support '" + o.support + "' (expected ann or full)");
+  collective_check(comm, o.order == "locality" || o.order == "input",
+                   "unknown --order '" + o.order + "' (expected locality or input)");
   collective_check(comm, o.k >= 1, "--k must be at least 1 (got " + std::to_string(o.k) + ")");
   collective_check(comm, o.r >= 1.0, "--r must be at least 1");
   collective_check(comm, o.theta >= 0 && o.alpha >= 0 && o.beta >= 0,
@@ -110,6 +113,7 @@ std::string problem_key(const LearnOptions& o, const LocalRows& data, std::uint6
     << " step=" << o.solver.step << " dual_scale=" << o.solver.dual_scale
     << " balance_every=" << o.solver.balance_every;
   if (o.support != "ann") k << " support=" << o.support;  // absent from older checkpoints
+  if (o.order != "input") k << " order=" << o.order;      // node ids of the checkpoint
   return k.str();
 }
 
@@ -141,6 +145,15 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   s.n = data.n;
   s.d = data.d;
   if (talk) std::printf("  n = %lld, d = %lld\n", (long long)data.n, (long long)data.d);
+  // Nodes renumbered in a locality order (not for hard/soft, whose solvers need the node
+  // features in node order); order.input is empty when nodes keep their input order.
+  LocalityOrder order;
+  if (o.order == "locality" && !daitch)
+    s.t_order = timed_phase(comm, "order", talk, [&] { order = locality_order(comm, data); });
+  auto make_edges = [&](const Candidates& cand) {
+    if (order.input.empty()) return EdgeSet::from_candidates(comm, data.n, cand);
+    return EdgeSet::from_pairs(comm, data.n, renumbered_pairs(comm, data.n, cand, order));
+  };
   // Candidates per node: r*k; knn: k; full support: every other node (exact search), except for
   // knn whose full-support graph is the exact k-NN graph.
   collective_check(comm, !full || data.n <= kFullSupportMaxNodes,
@@ -196,7 +209,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     }
     if (log_model) {
       s.t_theta = timed_phase(comm, "theta", talk, [&] {
-        edges = std::make_unique<EdgeSet>(EdgeSet::from_candidates(comm, data.n, cand));
+        edges = std::make_unique<EdgeSet>(make_edges(cand));
         const double theta =
             o.alpha > 0 ? 1.0 / std::sqrt(o.alpha * o.beta)
                         : (o.theta > 0 ? o.theta : theta_from_k(comm, cand, o.k).theta);
@@ -206,7 +219,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
       });
     } else {
       s.t_theta = timed_phase(comm, "edges", talk, [&] {
-        edges = std::make_unique<EdgeSet>(EdgeSet::from_candidates(comm, data.n, cand));
+        edges = std::make_unique<EdgeSet>(make_edges(cand));
         if (knn) s.sigma = o.sigma > 0 ? o.sigma : std::sqrt(knn_default_sigma2(comm, cand, o.k));
       });
     }
@@ -346,7 +359,8 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   }
 
   s.t_write = timed_phase(comm, "write", talk, [&] {
-    const LocalCsr rows = assemble_rows(*edges, w, threshold, log_model ? s.delta : 1.0);
+    const LocalCsr rows = assemble_rows(*edges, w, threshold, log_model ? s.delta : 1.0,
+                                        order.input.empty() ? nullptr : &order.input);
     const std::int64_t nnz = allreduce_sum(comm, static_cast<std::int64_t>(rows.indices.size()));
     s.edges = nnz / 2;
     s.avg_degree = static_cast<double>(nnz) / static_cast<double>(s.n);
@@ -365,7 +379,9 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
         {"ann", full ? std::string("exact (full support)") : ann.describe()},
         {"recall_estimate", s.recall},
         {"prune_threshold", threshold},
+        {"order", std::string(order.input.empty() ? "input" : "locality")},
         {"seconds_read", s.t_read},
+        {"seconds_order", s.t_order},
         {"seconds_candidates", s.t_candidates},
         {"seconds_theta", s.t_theta},
         {"seconds_learn", s.t_learn},
@@ -458,9 +474,10 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     else if (!knn)
       std::printf("  learning           %.2f ms per iteration\n", s.ms_per_iteration);
     std::printf(
-        "  phases             read %.2f s, candidates %.2f s, %s %.2f s, learn %.2f s, "
-        "write %.2f s\n",
-        s.t_read, s.t_candidates, log_model ? "theta" : "edges", s.t_theta, s.t_learn, s.t_write);
+        "  phases             read %.2f s, order %.2f s, candidates %.2f s, %s %.2f s, learn "
+        "%.2f s, write %.2f s\n",
+        s.t_read, s.t_order, s.t_candidates, log_model ? "theta" : "edges", s.t_theta, s.t_learn,
+        s.t_write);
     std::printf("  peak memory        %.1f MB max per rank, %.1f MB total\n", s.peak_rss_max / 1e6,
                 s.peak_rss_sum / 1e6);
     std::printf("  total time         %.2f s\n", s.t_total);

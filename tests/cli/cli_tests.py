@@ -96,6 +96,21 @@ if 1 in graphs:
             rel = abs(W - Wr).sum() / abs(W).sum()
             check(f"same graph on 1 and {ranks} ranks", same_pattern and rel < 1e-10, rel)
 
+# The locality order (default) only renumbers nodes internally: --order input, the same graph.
+out = os.path.join(tmp, "input-order.h5")
+p = run(2, "learn", "--input", data, "--output", out, "--k", 6, "--ann", "exact",
+        "--recall-sample", 50, "--quiet", "--order", "input")
+if 1 in graphs and p is not None and p.returncode == 0:
+    Wi, gi = load(out)[0], load(out)[1]
+    W = graphs[1][0]
+    rel = abs(W - Wi).sum() / abs(W).sum()
+    text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+    check("--order input gives the graph of --order locality", (W != 0).astype(int).sum() ==
+          (Wi != 0).astype(int).sum() and rel < 1e-10 and
+          text(graphs[1][1]["order"]) == "locality" and text(gi["order"]) == "input", rel)
+else:
+    check("--order input gives the graph of --order locality", False, p.stderr if p else "timeout")
+
 # Determinism: the same run twice gives identical arrays.
 p1 = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "d1.h5"), "--k", 5, "--quiet")
 p2 = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "d2.h5"), "--k", 5, "--quiet")

@@ -251,6 +251,7 @@ with h5py.File(path("big.h5"), "w") as f:
 model_cases = {
     "unknown --model": (["--input", good, "--model", "logg"], "unknown --model 'logg'"),
     "unknown --support": (["--input", good, "--support", "all"], "unknown --support"),
+    "unknown --order": (["--input", good, "--order", "random"], "unknown --order"),
     "--support full above 5000 nodes": (["--input", path("big.h5"), "--support", "full"],
                                         "n <= 5000"),
     "--support full above 5000 nodes (knn)": (["--input", path("big.h5"), "--support", "full",

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "lsgl/util/mpi.hpp"
+
 namespace lsgl::dpcd {
 
 // A total order on candidates: words compared lexicographically, larger is better. Word 2 holds
@@ -56,26 +58,7 @@ std::array<double, 2> smallest_pair_at(MPI_Comm comm, const std::vector<double>&
 // small selections (pools of the neighbourhood search, the k-th element).
 std::vector<SelectKey> allgather_keys(MPI_Comm comm, const std::vector<SelectKey>& local);
 
-// Collective. Allgather of trivially copyable items, concatenated by rank.
-template <class T>
-std::vector<T> allgather_items(MPI_Comm comm, const std::vector<T>& local) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  const long long mine = static_cast<long long>(local.size() * sizeof(T));
-  std::vector<long long> bytes(size);
-  MPI_Allgather(&mine, 1, MPI_LONG_LONG, bytes.data(), 1, MPI_LONG_LONG, comm);
-  std::vector<int> counts(size), displs(size);
-  long long total = 0;
-  for (int p = 0; p < size; ++p) {
-    counts[p] = static_cast<int>(bytes[p]);
-    displs[p] = static_cast<int>(total);
-    total += bytes[p];
-  }
-  std::vector<T> out(static_cast<std::size_t>(total / static_cast<long long>(sizeof(T))));
-  MPI_Allgatherv(local.data(), static_cast<int>(mine), MPI_BYTE, out.data(), counts.data(),
-                 displs.data(), MPI_BYTE, comm);
-  return out;
-}
+using ::lsgl::allgather_items;  // lsgl/util/mpi.hpp
 
 // Fixed-point summation: values are rounded to multiples of 2^-bits, where bits is chosen from a
 // global bound on |value| and on the number of terms so that no int64 overflows; the per-rank

@@ -31,9 +31,11 @@ using AttrValue = std::variant<double, std::int64_t, std::string>;
 using Attributes = std::vector<std::pair<std::string, AttrValue>>;
 
 // Collective. The rows of W owned by this rank from one weight per local edge of `edges`:
-// weights <= threshold are dropped, the rest multiplied by `scale`; both (i, j) and (j, i).
+// weights <= threshold are dropped, the rest multiplied by `scale`; both (i, j) and (j, i). With
+// `input` (the input index of each local node of `edges`, a permutation over all ranks), rows
+// and columns are the input indices, rows distributed by Partition(n, size) of those.
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
-                       double scale);
+                       double scale, const std::vector<std::int64_t>* input = nullptr);
 
 // Row sums of the local rows. Local.
 std::vector<double> row_sums(const LocalCsr& m);

@@ -21,6 +21,7 @@ constexpr std::int64_t kFullSupportMaxNodes = 5000;
 struct LearnOptions {
   std::string model = "log";  // log, l2, hard, soft or knn
   std::string support = "ann";  // ann: each node's r*k (knn: k) candidates; full: all pairs
+  std::string order = "locality";  // locality: rows renumbered internally (io/locality_order); input
   double sigma = 0.0;    // knn: kernel width (0: sigma^2 = mean k-th neighbour squared distance)
   double mu = 0.0;       // soft: penalty weight (0: mean squared feature distance of allowed edges)
   int project_dim = 0;   // hard, soft: project the features to this many dimensions (0: keep)
@@ -68,7 +69,8 @@ struct LearnSummary {
   std::int64_t saturated_nodes = 0;  // nodes with every allowed edge non-zero
   std::int64_t isolated_nodes = 0;
   SolverReport solver;
-  double t_read = 0, t_candidates = 0, t_theta = 0, t_learn = 0, t_write = 0, t_total = 0;
+  double t_read = 0, t_order = 0, t_candidates = 0, t_theta = 0, t_learn = 0, t_write = 0,
+         t_total = 0;
   double ms_per_iteration = 0.0;        // wall time of one iteration (slowest rank)
   double learn_bandwidth = 0.0;         // effective bytes/s of the iterations, all ranks
   std::int64_t bytes_sent_max = 0;      // largest bytes sent by one rank per iteration

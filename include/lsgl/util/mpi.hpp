@@ -43,6 +43,34 @@ std::int64_t allreduce_max(MPI_Comm comm, std::int64_t local);
 template <class T>
 std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send);
 
+// Collective. Allgather of trivially copyable items, concatenated by rank (int byte counts:
+// for small gathers).
+template <class T>
+std::vector<T> allgather_items(MPI_Comm comm, const std::vector<T>& local) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const long long mine = static_cast<long long>(local.size() * sizeof(T));
+  std::vector<long long> bytes(size);
+  MPI_Allgather(&mine, 1, MPI_LONG_LONG, bytes.data(), 1, MPI_LONG_LONG, comm);
+  std::vector<int> counts(size), displs(size);
+  long long total = 0;
+  for (int p = 0; p < size; ++p) {
+    counts[p] = static_cast<int>(bytes[p]);
+    displs[p] = static_cast<int>(total);
+    total += bytes[p];
+  }
+  std::vector<T> out(static_cast<std::size_t>(total / static_cast<long long>(sizeof(T))));
+  MPI_Allgatherv(local.data(), static_cast<int>(mine), MPI_BYTE, out.data(), counts.data(),
+                 displs.data(), MPI_BYTE, comm);
+  return out;
+}
+
+// Collective. For each id (0 <= id < part.n), the value its owner holds for it: on the rank
+// owning the block [part.begin(p), part.end(p)) of `id`, owned[id - part.begin(p)].
+std::vector<std::int64_t> fetch_from_owners(MPI_Comm comm, const Partition& part,
+                                            const std::vector<std::int64_t>& ids,
+                                            const std::vector<std::int64_t>& owned);
+
 // Peak resident memory of this process in bytes (getrusage).
 std::int64_t peak_rss_bytes();
 

@@ -1,0 +1,41 @@
+#pragma once
+// A locality order of the nodes: nodes whose rows are close in feature space get close indices,
+// so that with contiguous blocks per rank most allowed edges join two nodes of one rank (fewer
+// ghost nodes, fewer bytes sent per learning iteration) and a rank's node values are touched in
+// a cache-friendly order. The data rows themselves stay in input order (the neighbour search is
+// unchanged); only the allowed edges are renumbered, and the graph is written in input order.
+//
+// The key of a row is the Morton (Z-order) code of its coordinates along the three principal
+// directions of a fixed sample of rows, quantised to 21 bits each between their global extremes;
+// nodes are ordered by (key, input index). The sample (rows whose index hashes below a cut-off)
+// is gathered on every rank in index order, so the directions, the keys and hence the order are
+// the same on any number of ranks.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "lsgl/ann/candidates.hpp"
+#include "lsgl/graph/edgeset.hpp"
+#include "lsgl/io/dataset.hpp"
+
+namespace lsgl {
+
+struct LocalityOrder {
+  std::vector<std::int64_t> input;     // input index of each node of this rank's block (new order)
+  std::vector<std::int64_t> position;  // new index of each of this rank's input rows
+};
+
+// Collective. The order of the rows of `data` (each rank its contiguous block of input rows);
+// blocks of the new order follow Partition(n, size).
+LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data);
+
+// Collective. The allowed pairs of `cand` (lists of this rank's input rows, in input indices),
+// renumbered into the new order, for EdgeSet::from_pairs.
+std::vector<EdgeEntry> renumbered_pairs(MPI_Comm comm, std::int64_t n, const Candidates& cand,
+                                        const LocalityOrder& order);
+
+// Local. The Morton code interleaving three 21-bit integers (bit 3t + c holds bit t of q[c]).
+std::uint64_t morton3(std::uint32_t q0, std::uint32_t q1, std::uint32_t q2);
+
+}  // namespace lsgl

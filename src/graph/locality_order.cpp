@@ -1,0 +1,154 @@
+#include "lsgl/graph/locality_order.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "lsgl/hash/dense.hpp"
+#include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
+
+namespace lsgl {
+
+namespace {
+
+constexpr int kBits = 21;  // per coordinate; 3 x 21 = 63 bits of key
+
+// Rows sampled for the principal directions: index i is in when its hash falls below the
+// cut-off that keeps about `target` of the n rows.
+bool sampled(std::int64_t i, std::int64_t n, std::int64_t target) {
+  if (target >= n) return true;
+  const double frac = static_cast<double>(target) / static_cast<double>(n);
+  return static_cast<double>(splitmix64(static_cast<std::uint64_t>(i)) >> 11) <
+         frac * 9007199254740992.0;  // 2^53
+}
+
+struct Record {
+  std::uint64_t key;
+  std::int64_t input;  // input index of the row
+  bool operator<(const Record& o) const { return key != o.key ? key < o.key : input < o.input; }
+};
+
+}  // namespace
+
+std::uint64_t morton3(std::uint32_t q0, std::uint32_t q1, std::uint32_t q2) {
+  std::uint64_t k = 0;
+  for (int t = 0; t < kBits; ++t) {
+    k |= static_cast<std::uint64_t>((q0 >> t) & 1u) << (3 * t);
+    k |= static_cast<std::uint64_t>((q1 >> t) & 1u) << (3 * t + 1);
+    k |= static_cast<std::uint64_t>((q2 >> t) & 1u) << (3 * t + 2);
+  }
+  return k;
+}
+
+LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
+  const int size = comm_size(comm);
+  const std::int64_t n = data.n, d = data.d, local = data.local_rows();
+
+  // 1. Principal directions of a sample (at most about 2^20 values), the same on every rank.
+  const std::int64_t target = std::clamp<std::int64_t>((std::int64_t(1) << 20) / d, 64, 2048);
+  std::vector<float> mine;
+  for (std::int64_t r = 0; r < local; ++r)
+    if (sampled(data.begin + r, n, target)) mine.insert(mine.end(), data.row(r), data.row(r) + d);
+  const std::vector<float> sample = allgather_items(comm, mine);
+  const std::int64_t s = static_cast<std::int64_t>(sample.size()) / d;
+  std::vector<double> mean(d, 0.0);
+  for (std::int64_t i = 0; i < s; ++i)
+    for (std::int64_t t = 0; t < d; ++t) mean[t] += sample[i * d + t];
+  for (auto& m : mean) m /= static_cast<double>(std::max<std::int64_t>(s, 1));
+  hash::Mat cov(d, d);
+  std::vector<double> c(d);
+  for (std::int64_t i = 0; i < s; ++i) {
+    for (std::int64_t t = 0; t < d; ++t) c[t] = sample[i * d + t] - mean[t];
+    for (std::int64_t a = 0; a < d; ++a)
+      for (std::int64_t b = a; b < d; ++b) cov(a, b) += c[a] * c[b];
+  }
+  for (std::int64_t a = 0; a < d; ++a)
+    for (std::int64_t b = 0; b < a; ++b) cov(a, b) = cov(b, a);
+  const int dims = static_cast<int>(std::min<std::int64_t>(3, d));
+  const hash::Mat V = hash::top_eigenvectors(cov, dims);
+
+  // 2. Coordinates along them, their global extremes, the Morton key of each local row.
+  std::vector<double> coord(static_cast<std::size_t>(local * 3), 0.0);
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = std::numeric_limits<double>::infinity();
+    hi[k] = -lo[k];
+  }
+  for (std::int64_t r = 0; r < local; ++r)
+    for (int k = 0; k < dims; ++k) {
+      double v = 0.0;
+      for (std::int64_t t = 0; t < d; ++t) v += (data.row(r)[t] - mean[t]) * V(t, k);
+      coord[r * 3 + k] = v;
+      lo[k] = std::min(lo[k], v);
+      hi[k] = std::max(hi[k], v);
+    }
+  MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, comm);
+  const double cells = static_cast<double>((1u << kBits) - 1);
+  std::vector<Record> rec(local);
+  for (std::int64_t r = 0; r < local; ++r) {
+    std::uint32_t q[3] = {0, 0, 0};
+    for (int k = 0; k < dims; ++k) {
+      const double span = hi[k] - lo[k];
+      const double u = span > 0 ? (coord[r * 3 + k] - lo[k]) / span : 0.0;
+      q[k] = static_cast<std::uint32_t>(std::clamp(u, 0.0, 1.0) * cells);
+    }
+    rec[r] = {morton3(q[0], q[1], q[2]), data.begin + r};
+  }
+
+  // 3. Sample sort of the (key, input index) records: splitters from evenly spaced local keys.
+  std::sort(rec.begin(), rec.end());
+  const int per_rank = 4 * size;
+  std::vector<Record> picks;
+  for (int t = 1; t <= per_rank && local > 0; ++t)
+    picks.push_back(rec[std::min<std::int64_t>(local - 1, t * local / (per_rank + 1))]);
+  std::vector<Record> all_picks = allgather_items(comm, picks);
+  std::sort(all_picks.begin(), all_picks.end());
+  std::vector<Record> splitters;
+  for (int p = 1; p < size && !all_picks.empty(); ++p)
+    splitters.push_back(all_picks[p * all_picks.size() / size]);
+  std::vector<std::vector<Record>> send(size);
+  for (const Record& r : rec)
+    send[std::upper_bound(splitters.begin(), splitters.end(), r) - splitters.begin()].push_back(r);
+  std::vector<Record> got = alltoallv(comm, send);
+  std::sort(got.begin(), got.end());
+
+  // 4. Global positions; each position to the owner of its block of Partition(n, size), and
+  // each input index's position to the owner of that input row.
+  const Partition part(n, size);
+  const std::int64_t first = exscan_sum(comm, static_cast<std::int64_t>(got.size()));
+  std::vector<std::vector<std::int64_t>> to_block(size);   // input indices, in position order
+  std::vector<std::vector<std::int64_t>> to_input(size);   // (input index, position) pairs
+  for (std::size_t t = 0; t < got.size(); ++t) {
+    const std::int64_t pos = first + static_cast<std::int64_t>(t);
+    to_block[part.owner(pos)].push_back(got[t].input);
+    to_input[part.owner(got[t].input)].push_back(got[t].input);
+    to_input[part.owner(got[t].input)].push_back(pos);
+  }
+  LocalityOrder order;
+  order.input = alltoallv(comm, to_block);
+  const std::vector<std::int64_t> pairs = alltoallv(comm, to_input);
+  order.position.assign(static_cast<std::size_t>(local), -1);
+  for (std::size_t t = 0; t + 1 < pairs.size(); t += 2) order.position[pairs[t] - data.begin] = pairs[t + 1];
+  return order;
+}
+
+std::vector<EdgeEntry> renumbered_pairs(MPI_Comm comm, std::int64_t n, const Candidates& cand,
+                                        const LocalityOrder& order) {
+  const Partition part(n, comm_size(comm));
+  const std::vector<std::int64_t> to = fetch_from_owners(comm, part, cand.idx, order.position);
+  std::vector<EdgeEntry> pairs;
+  pairs.reserve(cand.idx.size());
+  for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
+    const std::int64_t u = order.position[r];
+    for (int c = 0; c < cand.m; ++c) {
+      const std::int64_t v = to[r * cand.m + c];
+      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c]});
+    }
+  }
+  return pairs;
+}
+
+}  // namespace lsgl

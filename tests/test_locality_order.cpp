@@ -1,0 +1,124 @@
+// The locality order: a permutation, the same on any number of ranks, that puts neighbours on
+// the same rank far more often than a random input order; renumbered candidate pairs are the
+// input pairs under it; fetch_from_owners against the owners' values.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "lsgl/ann/candidates.hpp"
+#include "lsgl/graph/locality_order.hpp"
+#include "lsgl/util/mpi.hpp"
+
+using namespace lsgl;
+
+namespace {
+
+MPI_Comm world() { return MPI_COMM_WORLD; }
+
+// n points around 12 centres in 6 dimensions, in random order; this rank's block.
+LocalRows clustered(MPI_Comm comm, std::int64_t n) {
+  const int d = 6, centres = 12;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> c(centres * d);
+  for (auto& v : c) v = 20.0f * nd(rng);
+  std::vector<float> all(static_cast<std::size_t>(n * d));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t k = static_cast<std::int64_t>(rng() % centres);
+    for (int t = 0; t < d; ++t) all[i * d + t] = c[k * d + t] + nd(rng);
+  }
+  const Partition part(n, comm_size(comm));
+  const int rank = comm_rank(comm);
+  LocalRows rows;
+  rows.n = n;
+  rows.d = d;
+  rows.begin = part.begin(rank);
+  rows.x.assign(all.begin() + part.begin(rank) * d, all.begin() + part.end(rank) * d);
+  return rows;
+}
+
+// The new order as one array over all ranks: new index -> input index.
+std::vector<std::int64_t> gathered(MPI_Comm comm, const LocalityOrder& o) {
+  return allgather_items(comm, o.input);
+}
+
+}  // namespace
+
+TEST(LocalityOrder, MortonInterleavesTheBits) {
+  EXPECT_EQ(morton3(1, 0, 0), 1u);
+  EXPECT_EQ(morton3(0, 1, 0), 2u);
+  EXPECT_EQ(morton3(0, 0, 1), 4u);
+  EXPECT_EQ(morton3(3, 0, 0), 9u);
+  EXPECT_EQ(morton3(0, 0, 2), 32u);
+  const std::uint32_t top = (1u << 21) - 1;
+  EXPECT_EQ(morton3(top, top, top), (std::uint64_t(1) << 63) - 1);
+  for (std::uint32_t a = 0; a < 50; ++a) EXPECT_LT(morton3(a, 7, 3), morton3(a + 1, 7, 3));
+}
+
+TEST(LocalityOrder, PermutationIndependentOfTheNumberOfRanks) {
+  const std::int64_t n = 1500;
+  const LocalRows rows = clustered(world(), n);
+  const LocalityOrder o = locality_order(world(), rows);
+  const Partition part(n, comm_size(world()));
+  ASSERT_EQ(static_cast<std::int64_t>(o.input.size()), part.count(comm_rank(world())));
+  const std::vector<std::int64_t> all = gathered(world(), o);
+  std::vector<std::int64_t> sorted = all;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::int64_t> iota(n);
+  std::iota(iota.begin(), iota.end(), 0);
+  ASSERT_EQ(sorted, iota);
+  for (std::int64_t r = 0; r < rows.local_rows(); ++r)
+    EXPECT_EQ(all[o.position[r]], rows.begin + r);
+  MPI_Comm solo;
+  MPI_Comm_split(world(), comm_rank(world()) == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+  if (solo != MPI_COMM_NULL) {
+    const LocalityOrder one = locality_order(solo, clustered(solo, n));
+    EXPECT_EQ(one.input, all);
+    MPI_Comm_free(&solo);
+  }
+}
+
+TEST(LocalityOrder, NeighboursShareARankMoreOftenAndPairsAreRenumbered) {
+  const std::int64_t n = 2400;
+  const int m = 8, size = comm_size(world());
+  const LocalRows rows = clustered(world(), n);
+  AnnParams p;
+  p.engine = "exact";
+  const Candidates cand = find_candidates(world(), rows, m, p);
+  const LocalityOrder o = locality_order(world(), rows);
+  const std::vector<EdgeEntry> renumbered = renumbered_pairs(world(), n, cand, o);
+  const std::vector<std::int64_t> all = gathered(world(), o);
+  const Partition part(n, size);
+  std::int64_t cross[2] = {0, 0};  // input order, new order
+  ASSERT_EQ(renumbered.size(), cand.idx.size());
+  for (std::int64_t r = 0; r < cand.local_rows(); ++r)
+    for (int c = 0; c < m; ++c) {
+      const std::int64_t u = cand.begin + r, v = cand.idx[r * m + c];
+      const EdgeEntry& e = renumbered[r * m + c];
+      // The renumbered pair is the input pair under the order, with its distance.
+      EXPECT_EQ(std::minmax(all[e.i], all[e.j]), std::minmax(u, v));
+      EXPECT_EQ(e.z, cand.dist[r * m + c]);
+      EXPECT_LT(e.i, e.j);
+      cross[0] += part.owner(u) != part.owner(v);
+      cross[1] += part.owner(e.i) != part.owner(e.j);
+    }
+  MPI_Allreduce(MPI_IN_PLACE, cross, 2, MPI_INT64_T, MPI_SUM, world());
+  if (size > 1) EXPECT_LT(4 * cross[1], cross[0]) << cross[1] << " vs " << cross[0];
+}
+
+TEST(FetchFromOwners, ReturnsTheOwnersValues) {
+  const std::int64_t n = 997;
+  const int rank = comm_rank(world());
+  const Partition part(n, comm_size(world()));
+  std::vector<std::int64_t> owned;
+  for (std::int64_t g = part.begin(rank); g < part.end(rank); ++g) owned.push_back(3 * g + 1);
+  std::mt19937_64 rng(rank + 5);
+  std::vector<std::int64_t> ids(300 + 17 * rank);
+  for (auto& id : ids) id = static_cast<std::int64_t>(rng() % n);
+  const std::vector<std::int64_t> got = fetch_from_owners(world(), part, ids, owned);
+  ASSERT_EQ(got.size(), ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(got[k], 3 * ids[k] + 1);
+}
