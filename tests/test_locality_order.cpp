@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <set>
@@ -62,6 +63,7 @@ TEST(LocalityOrder, PermutationIndependentOfTheNumberOfRanks) {
   const std::int64_t n = 1500;
   const LocalRows rows = clustered(world(), n);
   const LocalityOrder o = locality_order(world(), rows);
+  ASSERT_GT(o.score.locality, 1.25 * o.score.input);  // clustered rows in random order
   const Partition part(n, comm_size(world()));
   ASSERT_EQ(static_cast<std::int64_t>(o.input.size()), part.count(comm_rank(world())));
   const std::vector<std::int64_t> all = gathered(world(), o);
@@ -107,6 +109,24 @@ TEST(LocalityOrder, NeighboursShareARankMoreOftenAndPairsAreRenumbered) {
     }
   MPI_Allreduce(MPI_IN_PLACE, cross, 2, MPI_INT64_T, MPI_SUM, world());
   if (size > 1) EXPECT_LT(4 * cross[1], cross[0]) << cross[1] << " vs " << cross[0];
+}
+
+TEST(LocalityOrder, InputAlreadyInOrderIsKept) {
+  // Points along a curve, in curve order: the input order is already local.
+  const std::int64_t n = 3000;
+  const Partition part(n, comm_size(world()));
+  const int rank = comm_rank(world());
+  LocalRows rows;
+  rows.n = n;
+  rows.d = 4;
+  rows.begin = part.begin(rank);
+  for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i) {
+    const float t = 0.01f * static_cast<float>(i);
+    for (float v : {t, std::sin(t), std::cos(t), 0.5f * t}) rows.x.push_back(v);
+  }
+  const LocalityOrder o = locality_order(world(), rows);
+  EXPECT_TRUE(o.input.empty());
+  EXPECT_GT(o.score.input, 0.9);
 }
 
 TEST(FetchFromOwners, ReturnsTheOwnersValues) {

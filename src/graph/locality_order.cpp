@@ -30,6 +30,50 @@ struct Record {
   bool operator<(const Record& o) const { return key != o.key ? key < o.key : input < o.input; }
 };
 
+// Data-only test of whether the locality order helps (the input may already be in a good
+// order, e.g. a grid in grid order): over the sampled rows (the same on every rank), the
+// fraction whose nearest sampled row falls in the same one of kBlocks equal blocks, with
+// positions from the input index and from the rank of the key among the sample's keys.
+constexpr int kBlocks = 16;
+constexpr double kBetter = 1.25;  // the locality order is used when this much better
+
+template <class Project, class Key>
+OrderScore compare_on_sample(const std::vector<float>& sample, const std::vector<std::int64_t>& ids,
+                             std::int64_t n, std::int64_t d, Project project, Key key_of) {
+  const std::int64_t s = static_cast<std::int64_t>(ids.size());
+  OrderScore score;
+  if (s < 2) return score;
+  std::vector<Record> rec(s);
+  for (std::int64_t i = 0; i < s; ++i) {
+    double x[3];
+    project(&sample[i * d], x);
+    rec[i] = {key_of(x), ids[i]};
+  }
+  std::vector<std::int64_t> by_key(s);
+  std::iota(by_key.begin(), by_key.end(), 0);
+  std::sort(by_key.begin(), by_key.end(), [&](std::int64_t a, std::int64_t b) { return rec[a] < rec[b]; });
+  std::vector<std::int64_t> key_rank(s);
+  for (std::int64_t t = 0; t < s; ++t) key_rank[by_key[t]] = t;
+  // Nearest neighbours among the first rows of the sample (brute force, about 3e8 operations).
+  const std::int64_t used = std::min<std::int64_t>(
+      s, static_cast<std::int64_t>(std::sqrt(3e8 / static_cast<double>(d))));
+  std::int64_t same[2] = {0, 0};
+  for (std::int64_t i = 0; i < used; ++i) {
+    double best = std::numeric_limits<double>::infinity();
+    std::int64_t nn = -1;
+    for (std::int64_t j = 0; j < used; ++j) {
+      if (j == i) continue;
+      const double z = squared_distance(&sample[i * d], &sample[j * d], d);
+      if (z < best) best = z, nn = j;
+    }
+    same[0] += ids[i] * kBlocks / n == ids[nn] * kBlocks / n;
+    same[1] += key_rank[i] * kBlocks / s == key_rank[nn] * kBlocks / s;
+  }
+  score.input = static_cast<double>(same[0]) / static_cast<double>(used);
+  score.locality = static_cast<double>(same[1]) / static_cast<double>(used);
+  return score;
+}
+
 }  // namespace
 
 std::uint64_t morton3(std::uint32_t q0, std::uint32_t q1, std::uint32_t q2) {
@@ -49,10 +93,15 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
   // 1. Principal directions of a sample (at most about 2^20 values), the same on every rank.
   const std::int64_t target = std::clamp<std::int64_t>((std::int64_t(1) << 20) / d, 64, 2048);
   std::vector<float> mine;
+  std::vector<std::int64_t> mine_ids;
   for (std::int64_t r = 0; r < local; ++r)
-    if (sampled(data.begin + r, n, target)) mine.insert(mine.end(), data.row(r), data.row(r) + d);
+    if (sampled(data.begin + r, n, target)) {
+      mine.insert(mine.end(), data.row(r), data.row(r) + d);
+      mine_ids.push_back(data.begin + r);
+    }
   const std::vector<float> sample = allgather_items(comm, mine);
-  const std::int64_t s = static_cast<std::int64_t>(sample.size()) / d;
+  const std::vector<std::int64_t> sample_ids = allgather_items(comm, mine_ids);
+  const std::int64_t s = static_cast<std::int64_t>(sample_ids.size());
   std::vector<double> mean(d, 0.0);
   for (std::int64_t i = 0; i < s; ++i)
     for (std::int64_t t = 0; t < d; ++t) mean[t] += sample[i * d + t];
@@ -70,33 +119,41 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
   const hash::Mat V = hash::top_eigenvectors(cov, dims);
 
   // 2. Coordinates along them, their global extremes, the Morton key of each local row.
+  auto project = [&](const float* row, double* out) {
+    for (int k = 0; k < 3; ++k) out[k] = 0.0;
+    for (int k = 0; k < dims; ++k)
+      for (std::int64_t t = 0; t < d; ++t) out[k] += (row[t] - mean[t]) * V(t, k);
+  };
   std::vector<double> coord(static_cast<std::size_t>(local * 3), 0.0);
   double lo[3], hi[3];
   for (int k = 0; k < 3; ++k) {
     lo[k] = std::numeric_limits<double>::infinity();
     hi[k] = -lo[k];
   }
-  for (std::int64_t r = 0; r < local; ++r)
+  for (std::int64_t r = 0; r < local; ++r) {
+    project(data.row(r), &coord[r * 3]);
     for (int k = 0; k < dims; ++k) {
-      double v = 0.0;
-      for (std::int64_t t = 0; t < d; ++t) v += (data.row(r)[t] - mean[t]) * V(t, k);
-      coord[r * 3 + k] = v;
-      lo[k] = std::min(lo[k], v);
-      hi[k] = std::max(hi[k], v);
+      lo[k] = std::min(lo[k], coord[r * 3 + k]);
+      hi[k] = std::max(hi[k], coord[r * 3 + k]);
     }
+  }
   MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, comm);
   MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, comm);
   const double cells = static_cast<double>((1u << kBits) - 1);
-  std::vector<Record> rec(local);
-  for (std::int64_t r = 0; r < local; ++r) {
+  auto key_of = [&](const double* x) {
     std::uint32_t q[3] = {0, 0, 0};
     for (int k = 0; k < dims; ++k) {
       const double span = hi[k] - lo[k];
-      const double u = span > 0 ? (coord[r * 3 + k] - lo[k]) / span : 0.0;
+      const double u = span > 0 ? (x[k] - lo[k]) / span : 0.0;
       q[k] = static_cast<std::uint32_t>(std::clamp(u, 0.0, 1.0) * cells);
     }
-    rec[r] = {morton3(q[0], q[1], q[2]), data.begin + r};
-  }
+    return morton3(q[0], q[1], q[2]);
+  };
+  LocalityOrder order;
+  order.score = compare_on_sample(sample, sample_ids, n, d, project, key_of);
+  if (!(order.score.locality > kBetter * order.score.input)) return order;  // keep input order
+  std::vector<Record> rec(local);
+  for (std::int64_t r = 0; r < local; ++r) rec[r] = {key_of(&coord[r * 3]), data.begin + r};
 
   // 3. Sample sort of the (key, input index) records: splitters from evenly spaced local keys.
   std::sort(rec.begin(), rec.end());
@@ -127,7 +184,6 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
     to_input[part.owner(got[t].input)].push_back(got[t].input);
     to_input[part.owner(got[t].input)].push_back(pos);
   }
-  LocalityOrder order;
   order.input = alltoallv(comm, to_block);
   const std::vector<std::int64_t> pairs = alltoallv(comm, to_input);
   order.position.assign(static_cast<std::size_t>(local), -1);

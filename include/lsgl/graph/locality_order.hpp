@@ -21,17 +21,27 @@
 
 namespace lsgl {
 
-struct LocalityOrder {
-  std::vector<std::int64_t> input;     // input index of each node of this rank's block (new order)
-  std::vector<std::int64_t> position;  // new index of each of this rank's input rows
+// How often a sampled row's nearest sampled row falls in the same of 16 equal blocks, under the
+// input order and under the locality order.
+struct OrderScore {
+  double input = 0.0, locality = 0.0;
 };
 
-// Collective. The order of the rows of `data` (each rank its contiguous block of input rows);
-// blocks of the new order follow Partition(n, size).
+struct LocalityOrder {
+  std::vector<std::int64_t> input;     // input index of each node of this rank's block (new order);
+                                       // empty: the input order is kept
+  std::vector<std::int64_t> position;  // new index of each of this rank's input rows
+  OrderScore score;
+};
+
+// Collective. The locality order of the rows of `data` (each rank its contiguous block of input
+// rows), blocks of the new order following Partition(n, size); or, when the input order scores
+// at least 1/1.25 of it on the sample (data already in a good order), none (input empty). The
+// choice depends on the data only.
 LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data);
 
 // Collective. The allowed pairs of `cand` (lists of this rank's input rows, in input indices),
-// renumbered into the new order, for EdgeSet::from_pairs.
+// renumbered into the new order (`order.input` not empty), for EdgeSet::from_pairs.
 std::vector<EdgeEntry> renumbered_pairs(MPI_Comm comm, std::int64_t n, const Candidates& cand,
                                         const LocalityOrder& order);
 
