@@ -66,11 +66,13 @@ def parse_learn_log(path):
     """Timings and status from the summary that rank 0 prints at the end of `lsgl learn`."""
     out = {}
     text = open(path, errors="replace").read()
-    m = re.search(r"phases\s+read ([\d.]+) s, candidates ([\d.]+) s, (?:theta|edges) ([\d.]+) s, "
-                  r"learn ([\d.]+) s, write ([\d.]+) s", text)
+    m = re.search(r"phases\s+read ([\d.]+) s, (?:order ([\d.]+) s, )?candidates ([\d.]+) s, "
+                  r"(?:theta|edges) ([\d.]+) s, learn ([\d.]+) s, write ([\d.]+) s", text)
     if m:
-        for name, v in zip(("t_read", "t_candidates", "t_theta", "t_learn", "t_write"), m.groups()):
-            out[name] = float(v)
+        names = ("t_read", "t_order", "t_candidates", "t_theta", "t_learn", "t_write")
+        for name, v in zip(names, m.groups()):
+            if v is not None:
+                out[name] = float(v)
     m = re.search(r"total time\s+([\d.]+) s", text)
     if m:
         out["t_total"] = float(m.group(1))
