@@ -38,8 +38,9 @@ constexpr int kBlocks = 16;
 constexpr double kBetter = 1.25;  // the locality order is used when this much better
 
 template <class Project, class Key>
-OrderScore compare_on_sample(const std::vector<float>& sample, const std::vector<std::int64_t>& ids,
-                             std::int64_t n, std::int64_t d, Project project, Key key_of) {
+OrderScore compare_on_sample(const std::vector<float>& sample,
+                             const std::vector<std::int64_t>& ids, std::int64_t n, std::int64_t d,
+                             Project project, Key key_of) {
   const std::int64_t s = static_cast<std::int64_t>(ids.size());
   OrderScore score;
   if (s < 2) return score;
@@ -51,7 +52,8 @@ OrderScore compare_on_sample(const std::vector<float>& sample, const std::vector
   }
   std::vector<std::int64_t> by_key(s);
   std::iota(by_key.begin(), by_key.end(), 0);
-  std::sort(by_key.begin(), by_key.end(), [&](std::int64_t a, std::int64_t b) { return rec[a] < rec[b]; });
+  std::sort(by_key.begin(), by_key.end(),
+            [&](std::int64_t a, std::int64_t b) { return rec[a] < rec[b]; });
   std::vector<std::int64_t> key_rank(s);
   for (std::int64_t t = 0; t < s; ++t) key_rank[by_key[t]] = t;
   // Nearest neighbours among the first rows of the sample (brute force, about 3e8 operations).
@@ -187,7 +189,8 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
   order.input = alltoallv(comm, to_block);
   const std::vector<std::int64_t> pairs = alltoallv(comm, to_input);
   order.position.assign(static_cast<std::size_t>(local), -1);
-  for (std::size_t t = 0; t + 1 < pairs.size(); t += 2) order.position[pairs[t] - data.begin] = pairs[t + 1];
+  for (std::size_t t = 0; t + 1 < pairs.size(); t += 2)
+    order.position[pairs[t] - data.begin] = pairs[t + 1];
   return order;
 }
 

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "lsgl/graph/graph_io.hpp"
-#include "lsgl/io/dataset.hpp"
 #include "lsgl/graph/locality_order.hpp"
+#include "lsgl/io/dataset.hpp"
 #include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/daitch_model.hpp"
 #include "lsgl/learn/knn_model.hpp"
