@@ -4,6 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "lsgl/learn/theta.hpp"
 
 namespace lsgl {
@@ -48,6 +52,16 @@ double relative(double diff2, double prev2) {
 // Prox of the conjugate of -alpha * sum log (alpha = 1): p = (y - sqrt(y^2 + 4 gamma)) / 2.
 inline double prox_log_conjugate(double y, double gamma) {
   return 0.5 * (y - std::sqrt(y * y + 4.0 * gamma));
+}
+
+// max(0, t) without a branch: the sign of t is unpredictable in the edge pass (most allowed
+// edges end at zero), and compilers emit a conditional jump for std::max there.
+inline double positive_part(double t) {
+#if defined(__SSE2__)
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(t), _mm_setzero_pd()));
+#else
+  return std::max(0.0, t);
+#endif
 }
 
 // Forward-backward-forward iteration (Kalofolias 2016 Alg. 1) on S/c (c = dual scale), fused so
@@ -164,7 +178,7 @@ class FbfIteration {
         double wn = w[e];
         if (kFinish) {
           const double we = w[e], De = D[e];
-          const double P = std::max(0.0, we - De - tze);
+          const double P = positive_part(we - De - tze);
           const double Q = P - g * (2.0 * kBeta * P + si * (pa + x[2 * b]));
           wn = Q + De;
           d0 += (wn - we) * (wn - we);
@@ -172,7 +186,7 @@ class FbfIteration {
           w[e] = wn;
         }
         const double Dn = g * (2.0 * kBeta * wn + si * (va + x[2 * b + 1]));
-        const double Pn = std::max(0.0, wn - Dn - tze);
+        const double Pn = positive_part(wn - Dn - tze);
         D[e] = Dn;
         sw += wn;
         sp += Pn;
