@@ -170,6 +170,40 @@ TEST(Select, TopMMatchesSerialSortWithTies) {
   }
 }
 
+// Integer primary and secondary words that share their high bytes (the selection skips them)
+// and tie often, against a serial sort by (primary, secondary, -index).
+TEST(Select, TopMWithSecondaryWordMatchesSerialSort) {
+  const int rank = comm_rank(world()), size = comm_size(world());
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    const std::int64_t n = 800 + 53 * seed;
+    std::mt19937_64 rng(seed);
+    std::vector<std::int64_t> a(n), b(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto r = static_cast<std::int64_t>(rng() % 70000);
+      a[i] = seed % 2 ? r % 9 : (std::int64_t(1) << 40) + r;
+      b[i] = static_cast<std::int64_t>(rng() % 4) - 2;
+    }
+    const Partition part(n, size);
+    std::vector<SelectKey> keys;
+    for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i)
+      keys.push_back(make_key(encode_int(a[i]), encode_int(b[i]), i));
+    std::vector<std::int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](auto x, auto y) {
+      return a[x] != a[y] ? a[x] > a[y] : b[x] != b[y] ? b[x] > b[y] : x < y;
+    });
+    for (std::int64_t m : {std::int64_t(1), std::int64_t(5), n / 4, n / 2 + 1, n - 1}) {
+      SelectKey th;
+      const auto mask = select_top(world(), keys, m, &th);
+      std::vector<char> expect(n, 0);
+      for (std::int64_t t = 0; t < m; ++t) expect[order[t]] = 1;
+      for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i)
+        ASSERT_EQ(mask[i - part.begin(rank)], expect[i]) << "seed " << seed << " m " << m << " i " << i;
+      EXPECT_EQ(th.index(), order[m - 1]);
+    }
+  }
+}
+
 TEST(Select, SmallestPairMatchesSerialSort) {
   const int rank = comm_rank(world()), size = comm_size(world());
   for (unsigned seed = 1; seed <= 6; ++seed) {

@@ -41,20 +41,33 @@ std::vector<char> select_top(MPI_Comm comm, const std::vector<SelectKey>& keys, 
     }
     return mask;
   }
-  // cand: local candidates still tied with the threshold prefix. The global top m lies in the
-  // union of the local top m, so each rank first keeps only its own top m (O(local)).
+  // cand: local candidates still tied with the threshold prefix, narrowed by one byte per
+  // round. Bytes every candidate shares (e.g. the high bytes of small integers) are skipped:
+  // at the first round of each word, the global minimum and maximum of that word among the
+  // candidates give the common leading bytes.
   std::vector<std::uint32_t> cand(keys.size());
   std::iota(cand.begin(), cand.end(), 0u);
-  if (static_cast<std::int64_t>(cand.size()) > m) {
-    std::nth_element(cand.begin(), cand.begin() + (m - 1), cand.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return keys[b] < keys[a]; });
-    cand.resize(static_cast<std::size_t>(m));
-  }
   std::int64_t need = m;
   SelectKey prefix{{0, 0, 0}};
   std::vector<long long> hist(256), ghist(256);
   for (int round = 0; round < 24; ++round) {
     const int word = round / 8, shift = 56 - 8 * (round % 8);
+    if (round % 8 == 0) {
+      std::uint64_t range[2] = {0, 0};  // ~min, max
+      for (std::uint32_t c : cand) {
+        range[0] = std::max(range[0], ~keys[c].w[word]);
+        range[1] = std::max(range[1], keys[c].w[word]);
+      }
+      MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_UINT64_T, MPI_MAX, comm);
+      const std::uint64_t lo = ~range[0], diff = lo ^ range[1];
+      const int common = diff == 0 ? 8 : __builtin_clzll(diff) / 8;  // leading equal bytes
+      if (common > 0) {
+        const std::uint64_t keep = common == 8 ? ~0ULL : ~(~0ULL >> (8 * common));
+        prefix.w[word] |= lo & keep;
+        round += common - 1;
+        continue;
+      }
+    }
     std::fill(hist.begin(), hist.end(), 0);
     for (std::uint32_t c : cand) ++hist[(keys[c].w[word] >> shift) & 0xff];
     MPI_Allreduce(hist.data(), ghist.data(), 256, MPI_LONG_LONG, MPI_SUM, comm);
