@@ -14,11 +14,17 @@ namespace lsgl::dpcd {
 
 namespace {
 
-// Open-addressing hash set of the k member ids (k is small next to the graph): one probe per
-// lookup in a table of about 4k slots.
-class IdSet {
+// The set of member ids in [0, n), for `lookups` membership tests: a bitmap of n bits when
+// clearing it costs no more than the lookups (one bit test each), else an open-addressing hash
+// set of about 4k slots (one probe per lookup when k is small next to the graph).
+class MemberSet {
  public:
-  explicit IdSet(const std::vector<std::int64_t>& ids) {
+  MemberSet(const std::vector<std::int64_t>& ids, std::int64_t n, std::int64_t lookups) {
+    if ((n + 63) / 64 <= std::max<std::int64_t>(lookups, 1)) {
+      bits_.assign(static_cast<std::size_t>((n + 63) / 64), 0);
+      for (auto v : ids) bits_[static_cast<std::size_t>(v) >> 6] |= std::uint64_t(1) << (v & 63);
+      return;
+    }
     std::size_t cap = 16;
     while (cap < 4 * ids.size()) cap <<= 1;
     mask_ = cap - 1;
@@ -30,6 +36,7 @@ class IdSet {
     }
   }
   bool contains(std::int64_t v) const {
+    if (!bits_.empty()) return (bits_[static_cast<std::size_t>(v) >> 6] >> (v & 63)) & 1;
     for (std::size_t h = hash(v);; h = (h + 1) & mask_) {
       if (slots_[h] == v) return true;
       if (slots_[h] < 0) return false;
@@ -40,6 +47,7 @@ class IdSet {
   std::size_t hash(std::int64_t v) const {
     return static_cast<std::size_t>((static_cast<std::uint64_t>(v) * 0x9e3779b97f4a7c15ULL) >> 20) & mask_;
   }
+  std::vector<std::uint64_t> bits_;
   std::size_t mask_ = 0;
   std::vector<std::int64_t> slots_;
 };
@@ -86,8 +94,8 @@ std::vector<std::int64_t> weight_into(const FixedPointGraph& g,
   for (auto m : members) volume += g.rows.indptr[m - g.begin() + 1] - g.rows.indptr[m - g.begin()];
   volume = allreduce_sum(g.comm, volume);
   if (volume * 8 > g.nnz) {
-    const std::vector<std::int64_t> all = allgather_items(g.comm, members);
-    const IdSet in(all);
+    const MemberSet in(allgather_items(g.comm, members), g.rows.n,
+                       static_cast<std::int64_t>(g.rows.indices.size()));
     for (std::int64_t r = 0; r < g.local_rows(); ++r) {
       std::int64_t acc = 0;
       for (std::int64_t e = g.rows.indptr[r]; e < g.rows.indptr[r + 1]; ++e)
@@ -108,7 +116,9 @@ std::vector<std::int64_t> weight_into(const FixedPointGraph& g,
 SubgraphStats evaluate_subgraph(const FixedPointGraph& g, const std::vector<std::int64_t>& members) {
   // The members of all ranks (k ids, sorted; small next to the graph), then each rank sums the
   // entries of its member rows whose column is a member: no entries travel.
-  const IdSet in(allgather_items(g.comm, members));
+  std::int64_t lookups = 0;
+  for (auto m : members) lookups += g.rows.indptr[m - g.begin() + 1] - g.rows.indptr[m - g.begin()];
+  const MemberSet in(allgather_items(g.comm, members), g.rows.n, lookups);
   std::int64_t acc[3] = {static_cast<std::int64_t>(members.size()), 0, 0};
   for (auto m : members) {
     const std::int64_t r = m - g.begin();
