@@ -34,10 +34,10 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("output", po::value(&o.output), "output file (written atomically)")
       ("output-format", po::value(&o.output_format)->default_value("hdf5"),
        "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per line)")
-      ("init", po::value(&init)->default_value("degree,feige,peel"),
-       "dpcd: initial sets tried (comma list of degree, feige, peel, tpower); the densest is "
-       "kept. tpower (a few truncated power iterations from the degree set) often gives denser "
-       "results on k-NN-like graphs, at the price of those iterations")
+      ("init", po::value(&init)->default_value("degree,feige,peel,tpower"),
+       "dpcd: initial sets tried (comma list of degree, feige, peel, tpower); DPCD starts from "
+       "the densest. tpower: a few truncated power iterations from the degree set (on k-NN-like "
+       "graphs its basin is often better than peeling's, whose set is already 1-swap optimal)")
       ("init-tpower-iter", po::value(&o.dpcd.tpower_iterations)->default_value(20),
        "dpcd: at most this many truncated power iterations for the tpower initial set")
       ("init-mode", po::value(&init_mode)->default_value("best"),
