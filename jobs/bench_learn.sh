@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark of `lsgl learn` (not a test): per-phase wall times, iterations, peak memory, edges,
 # average degree, the learning iteration's effective bandwidth next to a STREAM-like triad
-# measured in the same run, and the bytes each rank sends per iteration.
+# measured in the same run (right before and right after each case: the host's memory speed
+# drifts over minutes, so each case is compared with the mean of its own two measurements), and
+# the bytes each rank sends per iteration.
 #   usage: jobs/bench_learn.sh [RANKS]      (default 2; run from anywhere after jobs/install.sh)
 # Cases: Fashion-MNIST 60,000 x 784 (k = 10); a generated 1,000,000 x 68 set (k = 5, clusters
 # on an 8-dimensional latent space mapped linearly to 68 features plus noise, rows in random
@@ -16,8 +18,7 @@ mkdir -p "$work"
 lsgl=build/lsgl
 
 echo "== machine: $(getconf _NPROCESSORS_ONLN) cores, $(free -g | awk '/Mem:/{print $2}') GB, $ranks ranks, $(date -u +%F)"
-triad=$(mpirun -n "$ranks" build/lsgl_triad 256 | awk '{print $2}')
-echo "== triad bandwidth (all ranks): $triad GB/s"
+triad() { mpirun -n "$ranks" build/lsgl_triad 256 | awk '{print $2}'; }
 
 if [ ! -f "$work/latent-1m.h5" ]; then
   mpirun -n "$ranks" $lsgl generate --kind blobs --n 1000000 --d 68 --latent-dim 8 \
@@ -32,13 +33,16 @@ fi
 
 run_case() {  # name, then lsgl learn arguments
   local name=$1; shift
-  local log="$work/$name.log"
+  local log="$work/$name.log" before after bw
+  before=$(triad)
   mpirun -n "$ranks" $lsgl learn "$@" --output "$work/$name-graph.h5" \
     --progress-every 0 > "$log" 2>&1 || { cat "$log"; return 1; }
+  after=$(triad)
   sed -n '/^summary/,$p' "$log"
-  local bw
   bw=$(awk '/^  learning/{print $6}' "$log")
-  echo "  bandwidth ratio    $(awk -v a="$bw" -v b="$triad" 'BEGIN{printf "%.2f", a/b}') of triad"
+  awk -v a="$bw" -v t0="$before" -v t1="$after" 'BEGIN{
+    printf "  triad bandwidth    %.1f GB/s before, %.1f GB/s after (all ranks)\n", t0, t1
+    printf "  bandwidth ratio    %.2f of the mean triad\n", a / ((t0 + t1) / 2) }'
 }
 
 echo; echo "== Fashion-MNIST 60,000 x 784, k = 10"
