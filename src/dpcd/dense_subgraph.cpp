@@ -52,6 +52,13 @@ class MemberSet {
   std::vector<std::int64_t> slots_;
 };
 
+// Stored entries in the rows of this rank's `members`.
+std::int64_t row_entries(const FixedPointGraph& g, const std::vector<std::int64_t>& members) {
+  std::int64_t n = 0;
+  for (auto m : members) n += g.rows.indptr[m - g.begin() + 1] - g.rows.indptr[m - g.begin()];
+  return n;
+}
+
 }  // namespace
 
 FixedPointGraph make_fixed_point(MPI_Comm comm, LocalCsr rows) {
@@ -90,9 +97,7 @@ std::vector<std::int64_t> weight_into(const FixedPointGraph& g,
   // Push (the members' rows travel to the owners of their neighbours) when the members' rows are
   // a small part of the graph; otherwise pull: every rank scans its own rows against the
   // all-gathered member ids (O(k) per rank), and nothing but the ids travels.
-  std::int64_t volume = 0;
-  for (auto m : members) volume += g.rows.indptr[m - g.begin() + 1] - g.rows.indptr[m - g.begin()];
-  volume = allreduce_sum(g.comm, volume);
+  const std::int64_t volume = allreduce_sum(g.comm, row_entries(g, members));
   if (volume * 8 > g.nnz) {
     const MemberSet in(allgather_items(g.comm, members), g.rows.n,
                        static_cast<std::int64_t>(g.rows.indices.size()));
@@ -116,9 +121,7 @@ std::vector<std::int64_t> weight_into(const FixedPointGraph& g,
 SubgraphStats evaluate_subgraph(const FixedPointGraph& g, const std::vector<std::int64_t>& members) {
   // The members of all ranks (k ids, sorted; small next to the graph), then each rank sums the
   // entries of its member rows whose column is a member: no entries travel.
-  std::int64_t lookups = 0;
-  for (auto m : members) lookups += g.rows.indptr[m - g.begin() + 1] - g.rows.indptr[m - g.begin()];
-  const MemberSet in(allgather_items(g.comm, members), g.rows.n, lookups);
+  const MemberSet in(allgather_items(g.comm, members), g.rows.n, row_entries(g, members));
   std::int64_t acc[3] = {static_cast<std::int64_t>(members.size()), 0, 0};
   for (auto m : members) {
     const std::int64_t r = m - g.begin();

@@ -43,8 +43,9 @@ inline SelectKey make_key(std::uint64_t primary, std::uint64_t secondary, std::i
 // candidates are marked over all ranks; keys must be globally unique, which the index word
 // guarantees). Radix selection, 8 bits per round: one all-reduce of 256 counts per round, and
 // each round scans only the candidates still tied with the threshold; leading bytes of a word
-// that all remaining candidates share cost one all-reduce of their range, not a round each. Returns the smallest
-// selected key (the m-th largest) in *threshold when m >= 1 and some candidate exists.
+// that all remaining candidates share cost one all-reduce of their range, not a round each.
+// Returns the smallest selected key (the m-th largest) in *threshold when m >= 1 and some
+// candidate exists.
 std::vector<char> select_top(MPI_Comm comm, const std::vector<SelectKey>& keys, std::int64_t m,
                              SelectKey* threshold = nullptr);
 
