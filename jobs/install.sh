@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev petsc-dev slepc-dev
-          libflann-dev liblz4-dev libhnswlib-dev libhdf5-openmpi-dev
+          libflann-dev liblz4-dev libhnswlib-dev libfaiss-dev libhdf5-openmpi-dev
           libboost-program-options-dev libgtest-dev libopenblas-dev zlib1g-dev
           dataset-fashion-mnist python3 python3-h5py python3-scipy python3-numpy)
 missing=()

@@ -1,7 +1,9 @@
 #pragma once
-// Private to src/ann: the neighbour record shared by the ring and the recall check, and the
-// tiny interface behind which each search engine (exact, FLANN, hnswlib) sits.
+// Private to src/ann: the neighbour record shared by both routes and the recall check, the tiny
+// interface behind which each search engine (exact, FLANN, hnswlib) sits, and the block search
+// that turns engine proposals into exact, ordered lists.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -17,6 +19,8 @@ struct Neighbor {
 inline bool operator<(const Neighbor& a, const Neighbor& b) {
   return a.dist < b.dist || (a.dist == b.dist && a.idx < b.idx);
 }
+// The padding of a list that holds fewer than m neighbours.
+inline constexpr Neighbor kNoNeighbor{std::numeric_limits<double>::infinity(), -1};
 
 // An index over a block of rows (the caller keeps the rows alive while the engine exists).
 class Engine {
@@ -35,10 +39,44 @@ std::unique_ptr<Engine> make_flann_engine(const AnnParams& p, const float* base,
                                           std::int64_t d);
 std::unique_ptr<Engine> make_hnsw_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                          std::int64_t d, int m);
+// The engine named by p.engine over `rows` (> 0) rows at `base`.
+std::unique_ptr<Engine> make_engine(const AnnParams& p, const float* base, std::int64_t rows,
+                                    std::int64_t d, int m);
 
 // Brute force: the k local rows nearest to q by (squared_distance, row), row `exclude` left out
 // (-1: none); writes k row numbers to out, -1 past the rows available. `scratch` is reused.
 void exact_knn(const float* q, const float* base, std::int64_t rows, std::int64_t d, int k,
                std::int64_t exclude, std::vector<Neighbor>& scratch, std::int64_t* out);
+
+// The rows an engine indexes and their global indices (ids[l], or begin + l when ids is null).
+struct RowBlock {
+  const float* x = nullptr;
+  std::int64_t rows = 0, d = 0;
+  const std::int64_t* ids = nullptr;
+  std::int64_t begin = 0;
+  std::int64_t id(std::int64_t l) const { return ids ? ids[l] : begin + l; }
+  const float* row(std::int64_t l) const { return x + l * d; }
+};
+
+// A progress line for a long search, "[candidates] 40% of <what> (12 s)", at most every
+// `every` seconds (0: silent). Local: give it every > 0 on rank 0 only.
+class Progress {
+ public:
+  Progress(double every, std::int64_t total, const char* what);
+  void add(std::int64_t done);
+
+ private:
+  double every_, start_, last_;
+  std::int64_t total_, done_ = 0;
+  const char* what_;
+};
+
+// Local. Searches qrows queries (rows `qx`) against `engine` over `block` and merges the best m
+// per query into `lists` (qrows x m, sorted by (dist, idx), padded with kNoNeighbor). With `own`
+// the queries are the block's own rows (query q is row q) and each is left out of its own list.
+// Every distance kept is recomputed with squared_distance; a query for which the engine finds
+// fewer than it should is searched by brute force. `progress` (may be null) counts the queries.
+void search_block(const Engine& engine, const RowBlock& block, const float* qx, std::int64_t qrows,
+                  bool own, int m, int threads, Neighbor* lists, Progress* progress);
 
 }  // namespace lsgl::ann

@@ -30,6 +30,12 @@ void add_ann_options(po::options_description& d, LearnOptions& o) {
       ("ann", po::value(&o.ann.engine)->default_value("hnsw"),
        "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
        "good for low-dimensional data) or exact (brute force, small inputs)")
+      ("ann-route", po::value(&o.ann.route)->default_value("partition"),
+       "how queries meet the indexes: partition (rows grouped into k-means cells; a query "
+       "searches only the ranks whose cells can hold its neighbours) or ring (every query "
+       "searches every rank's index)")
+      ("ann-cells", po::value(&o.ann.cells_per_rank)->default_value(16),
+       "partition: k-means cells per rank")
       ("threads", po::value(&o.ann.threads)->default_value(1),
        "threads per rank for the neighbour search (e.g. SLURM's --cpus-per-task)")
       ("hnsw-m", po::value(&o.ann.hnsw_m)->default_value(16), "hnsw: links per node (M)")

@@ -22,6 +22,21 @@ namespace lsgl {
 
 namespace {
 
+constexpr double kProgressSeconds = 10.0;  // progress lines of the candidate search
+
+// Rank 0: how the candidate search went (route, cells, ranks searched per query, bytes sent).
+void print_search_report(const SearchReport& r, std::int64_t n) {
+  const double share = 100.0 / static_cast<double>(std::max<std::int64_t>(n, 1));
+  std::printf("  route %s", r.route.c_str());
+  if (r.route == "partition") std::printf(" (%d k-means cells)", r.cells);
+  std::printf(": queries searched 1 / 2 / 3+ ranks' indexes: %.1f%% / %.1f%% / %.1f%%; "
+              "at most %.1f MB sent per rank\n",
+              share * r.visits[0], share * r.visits[1], share * r.visits[2],
+              r.bytes_sent_max / 1e6);
+  std::printf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0)\n",
+              r.seconds_cells, r.seconds_index, r.seconds_search);
+}
+
 void validate(MPI_Comm comm, const LearnOptions& o) {
   const std::string& m = o.model;
   collective_check(comm, m == "log" || m == "l2" || m == "hard" || m == "soft" || m == "knn",
@@ -171,6 +186,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
                             : static_cast<int>(std::lround(o.r * o.k)));
   AnnParams ann = o.ann;
   if (full) ann.engine = "exact";
+  ann.progress_seconds = talk ? kProgressSeconds : 0.0;
   s.candidates_per_node = m;
   collective_check(comm, data.n > m && m >= 1,
                    "need more points than candidates per node: n = " + std::to_string(data.n) +
@@ -203,6 +219,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     Candidates cand;
     s.t_candidates = timed_phase(comm, "candidates", talk, [&] {
       cand = find_candidates(comm, data, m, ann);
+      s.search = cand.report;
       if (!full) s.recall = estimate_recall(comm, data, cand, o.recall_sample, o.seed, ann.threads);
     });
     if (talk) {
@@ -210,6 +227,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
         std::printf("  full support: all %d other nodes are candidates of each node\n", m);
       else
         std::printf("  %d candidates per node, %s\n", m, ann.describe().c_str());
+      print_search_report(s.search, data.n);
       if (s.recall >= 0)
         std::printf("  estimated recall %.3f on %d sampled nodes\n", s.recall, o.recall_sample);
     }
@@ -384,6 +402,12 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
         {"allowed_edges", s.allowed_edges},
         {"ann", full ? std::string("exact (full support)") : ann.describe()},
         {"recall_estimate", s.recall},
+        {"ann_route", s.search.route},
+        {"ann_cells", static_cast<std::int64_t>(s.search.cells)},
+        {"ann_queries_1_rank", s.search.visits[0]},
+        {"ann_queries_2_ranks", s.search.visits[1]},
+        {"ann_queries_3plus_ranks", s.search.visits[2]},
+        {"ann_bytes_sent_max", s.search.bytes_sent_max},
         {"prune_threshold", threshold},
         {"order", std::string(order.input.empty() ? "input" : "locality")},
         {"seconds_read", s.t_read},

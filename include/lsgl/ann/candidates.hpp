@@ -1,8 +1,11 @@
 #pragma once
 // Candidate neighbours: each node's m nearest (approximate) neighbours among all n nodes, self
-// excluded, squared Euclidean distances. Each rank indexes its own block of rows; blocks of
-// queries travel around a ring of ranks and every rank keeps the best m per query, ties broken
-// by global index (so exact search gives the same lists on any number of ranks).
+// excluded, squared Euclidean distances, ties broken by global index (so exact search gives the
+// same lists on any number of ranks). Two routes bring queries to indexes:
+// - partition (default): the rows are regrouped into k-means cells packed onto ranks by
+//   locality; a query searches its own rank's index and only the ranks whose cells can still
+//   hold one of its m nearest (a lower bound on the distance to each cell certifies the rest);
+// - ring: every rank indexes its input block and every query visits all P indexes.
 #include <mpi.h>
 
 #include <cstdint>
@@ -14,8 +17,11 @@
 namespace lsgl {
 
 struct AnnParams {
-  std::string engine = "hnsw";  // "hnsw", "flann" (randomised kd-trees) or "exact"
-  int threads = 1;              // threads per rank for index build and search
+  std::string engine = "hnsw";     // "hnsw", "flann" (randomised kd-trees) or "exact"
+  std::string route = "partition";  // "partition" or "ring"
+  int cells_per_rank = 16;          // partition: k-means cells per rank
+  int threads = 1;                  // threads per rank for index build and search
+  double progress_seconds = 0;      // rank 0 prints the share of queries searched this often
   // FLANN kd-tree
   int flann_trees = 4;
   int flann_checks = 256;
@@ -28,12 +34,23 @@ struct AnnParams {
   std::string describe() const;
 };
 
+// What the search did, the same on every rank.
+struct SearchReport {
+  std::string route;
+  int cells = 0;                       // partition: k-means cells over all ranks
+  std::int64_t visits[3] = {0, 0, 0};  // queries that searched 1, 2, 3 or more ranks' indexes
+  std::int64_t bytes_sent_max = 0;     // most bytes one rank sent (rows, queries, lists)
+  std::int64_t bytes_sent_total = 0;
+  double seconds_cells = 0, seconds_index = 0, seconds_search = 0;  // rank 0's phases
+};
+
 // m neighbours for each local row, sorted ascending by (dist, global index).
 struct Candidates {
   std::int64_t begin = 0;          // global index of the first local row
   int m = 0;                       // neighbours per row
   std::vector<std::int64_t> idx;   // local_rows * m global indices
   std::vector<double> dist;        // local_rows * m squared distances
+  SearchReport report;
   std::int64_t local_rows() const { return m > 0 ? static_cast<std::int64_t>(idx.size()) / m : 0; }
 };
 
@@ -42,8 +59,8 @@ struct Candidates {
 double squared_distance(const float* a, const float* b, std::int64_t d);
 
 // Collective. m candidate neighbours for every local row of `data` (requires m < n).
-// Reproducibility: "exact" gives the same lists on any number of ranks; "hnsw" with threads == 1
-// repeats for a fixed number of ranks; "hnsw" with threads > 1 (concurrent insertion) and "flann"
+// Reproducibility: "exact" gives the same lists on any number of ranks and either route; "hnsw"
+// with threads == 1 repeats for a fixed number of ranks; "hnsw" with threads > 1 (concurrent insertion) and "flann"
 // (FLANN 1.9.2 shuffles with std::random_device while building) may differ slightly between runs.
 Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p);
 

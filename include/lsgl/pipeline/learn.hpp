@@ -59,6 +59,7 @@ struct LearnSummary {
   double avg_degree = 0.0;  // nnz / n
   double degree_deviation = 0.0;  // (avg_degree - k) / k
   double recall = -1.0;
+  SearchReport search;  // what the candidate search did (empty when resumed)
   double theta = 0.0, alpha = 0.0, beta = 0.0, delta = 1.0;
   double dual_scale = 1.0;
   double sigma = 0.0;      // knn

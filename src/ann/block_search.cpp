@@ -1,0 +1,80 @@
+// The block search shared by the ring and the partition route: engine proposals become exact,
+// ordered lists (every distance recomputed with squared_distance, ties broken by global index).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engines.hpp"
+
+namespace lsgl::ann {
+namespace {
+constexpr std::int64_t kQueryChunk = 8192;  // queries handed to an engine at once
+}  // namespace
+
+std::unique_ptr<Engine> make_engine(const AnnParams& p, const float* base, std::int64_t rows,
+                                    std::int64_t d, int m) {
+  if (p.engine == "flann") return make_flann_engine(p, base, rows, d);
+  if (p.engine == "hnsw") return make_hnsw_engine(p, base, rows, d, m);
+  return make_exact_engine(p, base, rows, d);
+}
+
+Progress::Progress(double every, std::int64_t total, const char* what)
+    : every_(every), start_(MPI_Wtime()), last_(start_), total_(total), what_(what) {}
+
+void Progress::add(std::int64_t done) {
+  done_ += done;
+  const double now = MPI_Wtime();
+  if (every_ <= 0 || now - last_ < every_ || total_ <= 0) return;
+  last_ = now;
+  std::printf("[candidates] %3.0f%% of %s (%.0f s)\n",
+              100.0 * static_cast<double>(done_) / static_cast<double>(total_), what_, now - start_);
+  std::fflush(stdout);
+}
+
+void search_block(const Engine& engine, const RowBlock& block, const float* qx, std::int64_t qrows,
+                  bool own, int m, int threads, Neighbor* lists, Progress* progress) {
+  const std::int64_t rows = block.rows, d = block.d;
+  // Ask for one more on the own block, where the query itself may come back.
+  const int k = static_cast<int>(std::min<std::int64_t>(m + (own ? 1 : 0), rows));
+  const std::size_t wanted =
+      static_cast<std::size_t>(std::min<std::int64_t>(m, rows - (own ? 1 : 0)));
+  std::vector<std::int64_t> found;
+  for (std::int64_t c0 = 0; c0 < qrows; c0 += kQueryChunk) {
+    const std::int64_t nc = std::min(kQueryChunk, qrows - c0);
+    found.resize(static_cast<std::size_t>(nc * k));
+    engine.search(qx + c0 * d, nc, k, found.data());
+#pragma omp parallel num_threads(threads)
+    {
+      std::vector<Neighbor> mine, merged, scratch;
+#pragma omp for schedule(static)
+      for (std::int64_t i = 0; i < nc; ++i) {
+        const std::int64_t q = c0 + i, self = own ? q : -1;
+        const float* qv = qx + q * d;
+        std::int64_t* rows_found = found.data() + i * k;
+        const auto collect = [&] {
+          mine.clear();
+          for (int j = 0; j < k; ++j) {
+            const std::int64_t l = rows_found[j];
+            if (l >= 0 && l != self) {
+              mine.push_back({squared_distance(qv, block.row(l), d), block.id(l)});
+            }
+          }
+        };
+        collect();
+        if (mine.size() < wanted) {  // the engine came up short: brute force this query
+          exact_knn(qv, block.x, rows, d, k, self, scratch, rows_found);
+          collect();
+        }
+        std::sort(mine.begin(), mine.end());
+        Neighbor* list = lists + q * m;
+        merged.resize(static_cast<std::size_t>(m) + mine.size());
+        std::merge(list, list + m, mine.begin(), mine.end(), merged.begin());
+        std::copy(merged.begin(), merged.begin() + m, list);
+      }
+    }
+    if (progress) progress->add(nc);
+  }
+}
+
+}  // namespace lsgl::ann

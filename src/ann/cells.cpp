@@ -1,0 +1,212 @@
+// The locality partition of the rows: Faiss k-means on a hashed sample, nearest-centroid cells,
+// cells ordered by recursive bisection and the sequence of rows cut evenly over the ranks.
+#include "cells.hpp"
+
+#include <faiss/Clustering.h>
+#include <faiss/IndexFlat.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <numeric>
+
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/splitmix.hpp"
+
+namespace lsgl::ann {
+namespace {
+
+constexpr std::int64_t kSamplePerCell = 64;  // k-means sample rows per cell
+constexpr int kKmeansIterations = 20;
+constexpr int kPowerIterations = 30;
+
+// Local rows of the k-means sample: row g is in when a hash of (seed, g) falls below the share
+// wanted, so the sample does not depend on the number of ranks.
+std::vector<float> local_sample(const LocalRows& data, std::int64_t want, std::uint64_t seed) {
+  const double share = static_cast<double>(want) / static_cast<double>(data.n);
+  const auto cut = static_cast<std::uint64_t>(std::min(share, 1.0) * 0x1.0p64 - 1.0);
+  std::vector<float> out;
+  for (std::int64_t l = 0; l < data.local_rows(); ++l) {
+    const std::uint64_t h = splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(data.begin + l)));
+    if (share >= 1.0 || h < cut) out.insert(out.end(), data.row(l), data.row(l) + data.d);
+  }
+  return out;
+}
+
+// Collective. The sample rows of all ranks on rank 0, in global order.
+std::vector<float> gather_sample(MPI_Comm comm, const std::vector<float>& mine) {
+  const int size = comm_size(comm);
+  const long long bytes = static_cast<long long>(mine.size() * sizeof(float));
+  std::vector<long long> all(size);
+  MPI_Allgather(&bytes, 1, MPI_LONG_LONG, all.data(), 1, MPI_LONG_LONG, comm);
+  const long long total = std::accumulate(all.begin(), all.end(), 0LL);
+  collective_check(comm, total < INT_MAX, "candidates: k-means sample above 2 GB; use fewer cells");
+  std::vector<int> counts(size), displs(size, 0);
+  for (int r = 0; r < size; ++r) {
+    counts[r] = static_cast<int>(all[r]);
+    if (r > 0) displs[r] = displs[r - 1] + counts[r - 1];
+  }
+  std::vector<float> out(comm_rank(comm) == 0 ? static_cast<std::size_t>(total) / sizeof(float) : 0);
+  MPI_Gatherv(mine.data(), static_cast<int>(bytes), MPI_BYTE, out.data(), counts.data(),
+              displs.data(), MPI_BYTE, 0, comm);
+  return out;
+}
+
+// Local. Faiss k-means of `rows` sample rows into `cells` centroids.
+std::vector<float> kmeans(const std::vector<float>& x, std::int64_t rows, std::int64_t d, int cells,
+                          const AnnParams& p) {
+  faiss::ClusteringParameters cp;
+  cp.niter = kKmeansIterations;
+  cp.seed = static_cast<int>(p.seed & 0x7fffffff);
+  cp.verbose = false;
+  cp.min_points_per_centroid = 1;          // small samples are expected: no warning
+  cp.max_points_per_centroid = INT_MAX / 2;  // the sample is ours: no subsampling
+  faiss::Clustering km(static_cast<int>(d), cells, cp);
+  faiss::IndexFlatL2 index(d);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(p.threads);
+  km.train(rows, x.data(), index);
+  omp_set_num_threads(saved);
+  return km.centroids;
+}
+
+// Local. Appends the cells of `group` to `order` by recursive bisection: project the centroids
+// on their principal direction (weighted by rows), sort, split where half the rows are reached.
+void bisect(const CellLayout& lay, std::vector<int> group, std::vector<int>& order) {
+  if (group.size() <= 1) {
+    order.insert(order.end(), group.begin(), group.end());
+    return;
+  }
+  const std::int64_t d = lay.d;
+  double total = 0;
+  for (int c : group) total += static_cast<double>(lay.size[c]) + 1e-9;
+  std::vector<double> mu(d, 0.0), v(d, 0.0), w(d);
+  for (int c : group) {
+    const double wc = (static_cast<double>(lay.size[c]) + 1e-9) / total;
+    for (std::int64_t j = 0; j < d; ++j) mu[j] += wc * lay.centroids[c * d + j];
+  }
+  const auto centred = [&](int c, std::int64_t j) { return lay.centroids[c * d + j] - mu[j]; };
+  double far = -1;  // start from the direction of the farthest centroid
+  for (int c : group) {
+    double s = 0;
+    for (std::int64_t j = 0; j < d; ++j) s += centred(c, j) * centred(c, j);
+    if (s > far) {
+      far = s;
+      for (std::int64_t j = 0; j < d; ++j) v[j] = centred(c, j);
+    }
+  }
+  for (int it = 0; it < kPowerIterations; ++it) {
+    std::fill(w.begin(), w.end(), 0.0);
+    for (int c : group) {
+      double t = 0;
+      for (std::int64_t j = 0; j < d; ++j) t += centred(c, j) * v[j];
+      t *= static_cast<double>(lay.size[c]) + 1e-9;
+      for (std::int64_t j = 0; j < d; ++j) w[j] += t * centred(c, j);
+    }
+    double norm = 0;
+    for (double x : w) norm += x * x;
+    if (!(norm > 0)) break;
+    norm = std::sqrt(norm);
+    for (std::int64_t j = 0; j < d; ++j) v[j] = w[j] / norm;
+  }
+  std::vector<std::pair<double, int>> proj;
+  for (int c : group) {
+    double t = 0;
+    for (std::int64_t j = 0; j < d; ++j) t += centred(c, j) * v[j];
+    proj.emplace_back(t, c);
+  }
+  std::sort(proj.begin(), proj.end());
+  std::size_t split = 1;
+  double acc = 0, best = INFINITY;
+  for (std::size_t s = 1; s < proj.size(); ++s) {
+    acc += static_cast<double>(lay.size[proj[s - 1].second]) + 1e-9;
+    const double miss = std::abs(2 * acc - total);
+    if (miss < best) best = miss, split = s;
+  }
+  std::vector<int> left, right;
+  for (std::size_t s = 0; s < proj.size(); ++s) (s < split ? left : right).push_back(proj[s].second);
+  bisect(lay, std::move(left), order);
+  bisect(lay, std::move(right), order);
+}
+
+}  // namespace
+
+void CellLayout::distances(const float* x, double* out) const {
+  for (int c = 0; c < cells; ++c) out[c] = squared_distance(x, centroids.data() + c * d, d);
+}
+
+void CellLayout::gaps(int i, double* out) const {
+  for (int c = 0; c < cells; ++c) {
+    out[c] = std::sqrt(squared_distance(centroids.data() + i * d, centroids.data() + c * d, d));
+  }
+}
+
+int nearest_cell(const double* dist, int cells) {
+  return static_cast<int>(std::min_element(dist, dist + cells) - dist);
+}
+
+CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParams& p) {
+  const int size = comm_size(comm);
+  const std::int64_t d = data.d, rows = data.local_rows();
+  CellAssignment a;
+  CellLayout& lay = a.layout;
+  lay.d = d;
+
+  // Centroids: k-means of the sample on rank 0, broadcast.
+  const std::int64_t wanted = static_cast<std::int64_t>(p.cells_per_rank) * size;
+  const std::vector<float> sample =
+      gather_sample(comm, local_sample(data, wanted * kSamplePerCell, p.seed));
+  std::int64_t sample_rows = static_cast<std::int64_t>(sample.size()) / d;
+  MPI_Bcast(&sample_rows, 1, MPI_INT64_T, 0, comm);
+  lay.cells = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
+  lay.centroids.resize(static_cast<std::size_t>(lay.cells * d));
+  collectively(comm, [&] {
+    if (comm_rank(comm) == 0) lay.centroids = kmeans(sample, sample_rows, d, lay.cells, p);
+  });
+  MPI_Bcast(lay.centroids.data(), static_cast<int>(lay.cells * d), MPI_FLOAT, 0, comm);
+
+  // Every local row to its nearest centroid; cell sizes over all ranks.
+  a.home.resize(static_cast<std::size_t>(rows));
+#pragma omp parallel num_threads(p.threads)
+  {
+    std::vector<double> dist(lay.cells);
+#pragma omp for schedule(static)
+    for (std::int64_t l = 0; l < rows; ++l) {
+      lay.distances(data.row(l), dist.data());
+      a.home[l] = nearest_cell(dist.data(), lay.cells);
+    }
+  }
+  std::vector<std::int64_t> local(lay.cells, 0), before(lay.cells, 0);
+  for (int c : a.home) ++local[c];
+  lay.size.resize(lay.cells);
+  MPI_Allreduce(local.data(), lay.size.data(), lay.cells, MPI_INT64_T, MPI_SUM, comm);
+  MPI_Exscan(local.data(), before.data(), lay.cells, MPI_INT64_T, MPI_SUM, comm);
+  if (comm_rank(comm) == 0) std::fill(before.begin(), before.end(), 0);
+
+  // The sequence of cells and its cut over the ranks.
+  std::vector<int> all(lay.cells), order;
+  std::iota(all.begin(), all.end(), 0);
+  bisect(lay, all, order);
+  lay.start.assign(lay.cells, 0);
+  lay.first_rank.assign(lay.cells, 0);
+  lay.last_rank.assign(lay.cells, -1);
+  lay.seq = Partition(data.n, size);
+  std::int64_t at = 0;
+  for (int c : order) {
+    lay.start[c] = at;
+    if (lay.size[c] > 0) {
+      lay.first_rank[c] = lay.seq.owner(at);
+      lay.last_rank[c] = lay.seq.owner(at + lay.size[c] - 1);
+    }
+    at += lay.size[c];
+  }
+  a.position.resize(static_cast<std::size_t>(rows));
+  for (std::int64_t l = 0; l < rows; ++l) {
+    const int c = a.home[l];
+    a.position[l] = lay.start[c] + before[c]++;
+  }
+  return a;
+}
+
+}  // namespace lsgl::ann

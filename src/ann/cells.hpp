@@ -1,0 +1,61 @@
+#pragma once
+// Private to src/ann: the locality partition of the rows into k-means cells, packed onto ranks.
+//
+// Centroids come from Faiss's k-means on a sample of the rows chosen by a hash of the global
+// index (the same sample on any number of ranks), run on rank 0 and broadcast. Every row belongs
+// to its nearest centroid by squared_distance (ties: lowest cell), so the cells are exactly the
+// Voronoi cells of the centroids and a point x lies at least
+//   (||x - c_j||^2 - ||x - c_i||^2) / (2 ||c_i - c_j||)
+// from every row of cell j when it is in cell i (cell_bound). The cells are ordered by recursive
+// bisection of their centroids along their principal direction (weighted by rows), and that
+// sequence of rows is cut into P equal pieces: rank r holds positions [seq.begin(r), seq.end(r)),
+// so rows per rank differ by at most one and a cell larger than a piece spans several ranks.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "lsgl/ann/candidates.hpp"
+#include "lsgl/util/mpi.hpp"
+
+namespace lsgl::ann {
+
+struct CellLayout {
+  int cells = 0;
+  std::int64_t d = 0;
+  std::vector<float> centroids;        // cells x d
+  std::vector<std::int64_t> size;      // rows of each cell (all ranks)
+  std::vector<std::int64_t> start;     // first position of each cell in the sequence
+  std::vector<int> first_rank, last_rank;  // ranks holding rows of each cell (first > last: none)
+  Partition seq;                       // the sequence of n positions cut over the ranks
+
+  // Local. Squared distances from x to every centroid (out: cells values).
+  void distances(const float* x, double* out) const;
+  // Local. ||c_i - c_j|| for every cell j (out: cells values).
+  void gaps(int i, double* out) const;
+};
+
+// Local. The nearest cell given the distances to every centroid (ties: lowest cell).
+int nearest_cell(const double* dist, int cells);
+
+// Local. Whether a row of cell j can lie within `radius` of x, x in cell i with squared
+// distances `dist` to every centroid and `gap` = ||c_i - c_j||: the distance from x to the
+// boundary of the two Voronoi cells, (dist[j] - dist[i]) / (2 gap[j]), is a lower bound on the
+// distance to any row of cell j. True when j == i or the centroids coincide. The comparison
+// carries a relative slack of 1e-12 for the rounding of the distances (it only adds searches).
+inline bool cell_may_hold(const double* dist, const double* gap, int i, int j, double radius) {
+  if (j == i || gap[j] <= 0) return true;
+  return dist[j] - dist[i] <= 2.0 * gap[j] * radius * (1.0 + 1e-12) + 1e-12 * (dist[j] + dist[i]);
+}
+
+// The k-means cells of `data` and where each local row goes.
+struct CellAssignment {
+  CellLayout layout;
+  std::vector<int> home;                // cell of each local row
+  std::vector<std::int64_t> position;  // sequence position of each local row
+};
+
+// Collective. cells_per_rank * P cells (fewer when there are fewer sample rows).
+CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParams& p);
+
+}  // namespace lsgl::ann

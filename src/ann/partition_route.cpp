@@ -1,0 +1,235 @@
+// Candidate neighbours by a locality partition (cells.hpp).
+//
+// 1. Rows move to the rank that holds their position in the cell sequence (one all-to-all of
+//    rows, global indices and cells); each rank indexes the rows it now holds.
+// 2. Every row is searched against its own rank's index: the best m there give a radius, the
+//    m-th distance.
+// 3. Routing with a certificate: a row of cell j lies at least (||x - c_j||^2 - ||x - c_i||^2) /
+//    (2 ||c_i - c_j||) from a query x of cell i; a rank is searched only when one of its cells
+//    has that bound within the radius. The radius only shrinks as more ranks are searched, so the
+//    rows never searched cannot enter the m nearest: with the exact engine the lists are exact.
+// 4. Queries go to those ranks and their best m come back (all-to-alls); the merged lists go home
+//    to the input block that owns each row.
+// Work per query: one index search plus one per extra rank; memory per rank: the input block,
+// the regrouped rows and index, the queries received, O((rows + received) * (d + m)).
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "cells.hpp"
+#include "engines.hpp"
+#include "lsgl/util/error.hpp"
+#include "routes.hpp"
+
+namespace lsgl::ann {
+namespace {
+
+// The rows a rank holds after the regrouping, with their global indices and cells.
+struct Regrouped {
+  std::vector<float> x;
+  std::vector<std::int64_t> ids;
+  std::vector<int> cell;
+  std::int64_t rows() const { return static_cast<std::int64_t>(ids.size()); }
+};
+
+// Bytes in `send` addressed to ranks other than `self`.
+template <class T>
+std::int64_t remote_bytes(const std::vector<std::vector<T>>& send, int self) {
+  std::int64_t b = 0;
+  for (std::size_t r = 0; r < send.size(); ++r) {
+    if (static_cast<int>(r) != self) b += static_cast<std::int64_t>(send[r].size() * sizeof(T));
+  }
+  return b;
+}
+
+// Collective. Each local row to the rank holding its sequence position.
+Regrouped regroup(MPI_Comm comm, const LocalRows& data, const CellAssignment& a,
+                  std::int64_t& sent) {
+  const int size = comm_size(comm), self = comm_rank(comm);
+  const std::int64_t d = data.d;
+  std::vector<std::vector<float>> sx(size);
+  std::vector<std::vector<std::int64_t>> sid(size);
+  std::vector<std::vector<int>> scell(size);
+  for (std::int64_t l = 0; l < data.local_rows(); ++l) {
+    const int r = a.layout.seq.owner(a.position[l]);
+    sx[r].insert(sx[r].end(), data.row(l), data.row(l) + d);
+    sid[r].push_back(data.begin + l);
+    scell[r].push_back(a.home[l]);
+  }
+  sent += remote_bytes(sx, self) + remote_bytes(sid, self) + remote_bytes(scell, self);
+  Regrouped g;
+  g.x = alltoallv(comm, sx);
+  g.ids = alltoallv(comm, sid);
+  g.cell = alltoallv(comm, scell);
+  return g;
+}
+
+// Local. For each held row (its home list searched), the other ranks that may hold one of its
+// m nearest, in increasing rank order; counts queries by ranks visited into `visits`.
+std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrouped& g,
+                                             const std::vector<Neighbor>& lists, int m, int self,
+                                             int size, int threads, std::int64_t visits[3]) {
+  const std::int64_t rows = g.rows(), d = lay.d;
+  // ||c_i - c_j|| for the few cells held here.
+  std::vector<int> held(g.cell);
+  std::sort(held.begin(), held.end());
+  held.erase(std::unique(held.begin(), held.end()), held.end());
+  std::vector<std::vector<double>> gaps(held.size(), std::vector<double>(lay.cells));
+  for (std::size_t h = 0; h < held.size(); ++h) lay.gaps(held[h], gaps[h].data());
+
+  std::vector<std::vector<std::int64_t>> to(size);  // rank -> held rows to search there
+  std::vector<std::vector<int>> targets(static_cast<std::size_t>(rows));
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<double> dist(lay.cells);
+    std::vector<char> mark(size);
+#pragma omp for schedule(static)
+    for (std::int64_t q = 0; q < rows; ++q) {
+      const int i = g.cell[q];
+      const double* gap =
+          gaps[std::lower_bound(held.begin(), held.end(), i) - held.begin()].data();
+      lay.distances(g.x.data() + q * d, dist.data());
+      const double radius = std::sqrt(lists[q * m + m - 1].dist);  // inf while short of m
+      std::fill(mark.begin(), mark.end(), 0);
+      for (int j = 0; j < lay.cells; ++j) {
+        if (lay.first_rank[j] > lay.last_rank[j]) continue;  // empty cell
+        if (!cell_may_hold(dist.data(), gap, i, j, radius)) continue;
+        for (int r = lay.first_rank[j]; r <= lay.last_rank[j]; ++r) mark[r] = 1;
+      }
+      mark[self] = 0;
+      for (int r = 0; r < size; ++r) {
+        if (mark[r]) targets[q].push_back(r);
+      }
+    }
+  }
+  for (std::int64_t q = 0; q < rows; ++q) {
+    ++visits[std::min<std::size_t>(targets[q].size(), 2)];
+    for (int r : targets[q]) to[r].push_back(q);
+  }
+  return to;
+}
+
+// Collective. Sends the routed queries, searches the ones received here against `engine`, and
+// merges the lists that come back into `lists`.
+void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
+                   const std::vector<std::vector<std::int64_t>>& to, int m, const AnnParams& p,
+                   std::vector<Neighbor>& lists, std::int64_t& sent) {
+  const int size = comm_size(comm), self = comm_rank(comm);
+  const std::int64_t d = block.d;
+  std::vector<std::vector<float>> sq(size);
+  std::vector<std::int64_t> out_count(size), in_count(size);
+  for (int r = 0; r < size; ++r) {
+    out_count[r] = static_cast<std::int64_t>(to[r].size());
+    for (std::int64_t q : to[r]) sq[r].insert(sq[r].end(), block.row(q), block.row(q) + d);
+  }
+  MPI_Alltoall(out_count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm);
+  sent += remote_bytes(sq, self);
+  const std::vector<float> queries = alltoallv(comm, sq);
+  const std::int64_t nq = static_cast<std::int64_t>(queries.size()) / d;
+
+  std::vector<Neighbor> found(static_cast<std::size_t>(nq * m), kNoNeighbor);
+  Progress progress(self == 0 ? p.progress_seconds : 0.0, nq, "queries from other ranks searched");
+  collectively(comm, [&] {
+    if (nq > 0) {
+      if (!engine) throw std::logic_error("candidates: queries routed to a rank without rows");
+      search_block(*engine, block, queries.data(), nq, false, m, p.threads, found.data(),
+                   &progress);
+    }
+  });
+  std::vector<std::vector<Neighbor>> reply(size);
+  std::int64_t at = 0;
+  for (int r = 0; r < size; ++r) {
+    reply[r].assign(found.begin() + at * m, found.begin() + (at + in_count[r]) * m);
+    at += in_count[r];
+  }
+  sent += remote_bytes(reply, self);
+  const std::vector<Neighbor> back = alltoallv(comm, reply);
+
+  std::vector<Neighbor> merged(2 * static_cast<std::size_t>(m));
+  at = 0;
+  for (int r = 0; r < size; ++r) {
+    for (std::int64_t q : to[r]) {
+      Neighbor* list = lists.data() + q * m;
+      std::merge(list, list + m, back.begin() + at * m, back.begin() + (at + 1) * m,
+                 merged.begin());
+      std::copy(merged.begin(), merged.begin() + m, list);
+      ++at;
+    }
+  }
+}
+
+// Collective. The lists of the held rows to the ranks whose input blocks own them.
+Candidates send_home(MPI_Comm comm, const LocalRows& data, const Regrouped& g,
+                     const std::vector<Neighbor>& lists, int m, std::int64_t& sent) {
+  const int size = comm_size(comm), self = comm_rank(comm);
+  const std::vector<std::int64_t> begins = allgather_items(comm, std::vector<std::int64_t>{data.begin});
+  std::vector<std::vector<std::int64_t>> sid(size);
+  std::vector<std::vector<Neighbor>> sl(size);
+  for (std::int64_t q = 0; q < g.rows(); ++q) {
+    const int r = static_cast<int>(std::upper_bound(begins.begin(), begins.end(), g.ids[q]) -
+                                   begins.begin()) - 1;
+    sid[r].push_back(g.ids[q]);
+    sl[r].insert(sl[r].end(), lists.begin() + q * m, lists.begin() + (q + 1) * m);
+  }
+  sent += remote_bytes(sid, self) + remote_bytes(sl, self);
+  const std::vector<std::int64_t> ids = alltoallv(comm, sid);
+  const std::vector<Neighbor> in = alltoallv(comm, sl);
+  Candidates c;
+  c.begin = data.begin;
+  c.m = m;
+  c.idx.resize(static_cast<std::size_t>(data.local_rows() * m));
+  c.dist.resize(c.idx.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::int64_t l = ids[k] - data.begin;
+    for (int j = 0; j < m; ++j) {
+      c.idx[l * m + j] = in[k * m + j].idx;
+      c.dist[l * m + j] = in[k * m + j].dist;
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
+  const int size = comm_size(comm), self = comm_rank(comm);
+  SearchReport report;
+  report.route = "partition";
+  std::int64_t sent = 0;
+
+  double t0 = MPI_Wtime();
+  const CellAssignment a = assign_cells(comm, data, p);
+  report.cells = a.layout.cells;
+  const Regrouped g = regroup(comm, data, a, sent);
+  const RowBlock block{g.x.data(), g.rows(), data.d, g.ids.data(), 0};
+  report.seconds_cells = MPI_Wtime() - t0;
+
+  t0 = MPI_Wtime();
+  std::unique_ptr<Engine> engine;
+  collectively(comm, [&] {
+    if (g.rows() > 0) engine = make_engine(p, g.x.data(), g.rows(), data.d, m);
+  });
+  report.seconds_index = MPI_Wtime() - t0;
+
+  t0 = MPI_Wtime();
+  std::vector<Neighbor> lists;
+  collectively(comm, [&] {
+    lists.assign(static_cast<std::size_t>(g.rows() * m), kNoNeighbor);
+    Progress progress(self == 0 ? p.progress_seconds : 0.0, g.rows(), "own queries searched");
+    if (engine) search_block(*engine, block, g.x.data(), g.rows(), true, m, p.threads,
+                             lists.data(), &progress);
+  });
+  std::int64_t visits[3] = {0, 0, 0};
+  const auto to = route(a.layout, g, lists, m, self, size, p.threads, visits);
+  search_remote(comm, engine.get(), block, to, m, p, lists, sent);
+  Candidates c = send_home(comm, data, g, lists, m, sent);
+  report.seconds_search = MPI_Wtime() - t0;
+
+  MPI_Allreduce(visits, report.visits, 3, MPI_INT64_T, MPI_SUM, comm);
+  report.bytes_sent_max = allreduce_max(comm, sent);
+  report.bytes_sent_total = allreduce_sum(comm, sent);
+  c.report = report;
+  return c;
+}
+
+}  // namespace lsgl::ann
