@@ -338,6 +338,113 @@ TEST(Candidates, CollectiveErrors) {
   }
   p.engine = "annoy";
   EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
+  p.engine = "exact";
+  p.route = "star";
+  EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
+  p.route = "partition";
+  p.cells_per_rank = 0;
+  EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
+}
+
+// Every row the same: one k-means cell holds all rows and must still be spread over the ranks.
+Data identical_data(std::int64_t n, std::int64_t d) {
+  return {n, d, [d](std::int64_t, float* row) { std::fill(row, row + d, 0.5f); }};
+}
+
+// Rows on a line at integer positions -6..6, each position three times, symmetric about 0: the
+// k-means centroids split it symmetrically and many rows sit exactly on a cell boundary.
+Data line_data() {
+  return {39, 2, [](std::int64_t g, float* row) {
+            row[0] = static_cast<float>(g / 3 - 6);
+            row[1] = 0.0f;
+          }};
+}
+
+// Half the rows in one tight blob, the rest spread over a wide box.
+Data dominant_cluster_data(std::int64_t n) {
+  return {n, 8, [](std::int64_t g, float* row) {
+            const bool blob = g % 2 == 0;
+            for (int j = 0; j < 8; ++j) {
+              row[j] = static_cast<float>(blob ? 0.01 * normal(21, g, j) : 20 * unit(22, g, j) - 10);
+            }
+          }};
+}
+
+// The partition route with the exact engine is exact whatever the cells: ties, duplicates, rows
+// on cell boundaries, all rows identical, one cell per rank or many, threads.
+TEST(Candidates, PartitionRouteIsExactOnHardData) {
+  for (const auto& [data, m] :
+       {std::make_pair(grid_data(300, 5), 12), std::make_pair(identical_data(60, 4), 7),
+        std::make_pair(line_data(), 5), std::make_pair(dominant_cluster_data(400), 10)}) {
+    const std::vector<float> all = data.all();
+    const LocalRows rows = data.block(MPI_COMM_WORLD);
+    for (int cells : {1, 3, 16}) {
+      for (int threads : {1, 2}) {
+        AnnParams p;
+        p.engine = "exact";
+        p.cells_per_rank = cells;
+        p.threads = threads;
+        const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+        ASSERT_EQ(c.report.route, "partition");
+        expect_valid(data, all, rows, c, m);
+        expect_exact(data, all, rows, c, m);
+        EXPECT_EQ(c.report.visits[0] + c.report.visits[1] + c.report.visits[2], data.n);
+      }
+    }
+  }
+}
+
+// Both routes give the same exact lists; on one rank every query searches one index.
+TEST(Candidates, RoutesAgreeWithTheExactEngine) {
+  const Data data = mixture_data(3000);
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  AnnParams ring, part;
+  ring.engine = part.engine = "exact";
+  ring.route = "ring";
+  const Candidates a = lsgl::find_candidates(MPI_COMM_WORLD, rows, 15, ring);
+  const Candidates b = lsgl::find_candidates(MPI_COMM_WORLD, rows, 15, part);
+  EXPECT_EQ(a.idx, b.idx);
+  EXPECT_EQ(a.dist, b.dist);
+  const int size = lsgl::comm_size(MPI_COMM_WORLD);
+  EXPECT_EQ(a.report.visits[std::min(size, 3) - 1], data.n);
+  if (size == 1) EXPECT_EQ(b.report.visits[0], data.n);
+  // Clustered data: most queries stay on their own rank.
+  EXPECT_GT(b.report.visits[0], data.n / 2);
+  EXPECT_EQ(b.report.cells, 16 * size);
+}
+
+// Rows per rank within 10% of the mean on skewed data (one dominant cluster, identical rows).
+TEST(Candidates, PartitionBalancesSkewedData) {
+  const int size = lsgl::comm_size(MPI_COMM_WORLD);
+  for (const Data& data : {dominant_cluster_data(3001), identical_data(2000, 3)}) {
+    AnnParams p;
+    p.engine = "exact";
+    const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, data.block(MPI_COMM_WORLD), 5, p);
+    const double mean = static_cast<double>(data.n) / size;
+    EXPECT_LE(static_cast<double>(c.report.rows_max), 1.1 * mean);
+    EXPECT_GE(static_cast<double>(c.report.rows_min), 0.9 * mean);
+  }
+}
+
+// The defaults of the approximate engines on the partition route, low-dimensional data.
+TEST(Candidates, PartitionRouteRecallOfDefaults) {
+  const Data data = mixture_data(12000);
+  const int m = 20;
+  const std::vector<float> all = data.all();
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  std::vector<List> exact(static_cast<std::size_t>(rows.local_rows()));
+  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
+    exact[i] = brute_force(data, all, rows.begin + i, m);
+  }
+  for (const char* engine : {"hnsw", "flann"}) {
+    AnnParams p;
+    p.engine = engine;
+    const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+    expect_valid(data, all, rows, c, m);
+    const double recall = own_recall(c, exact, m) / (static_cast<double>(data.n) * m);
+    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) std::printf("%s partition: recall %.4f\n", engine, recall);
+    EXPECT_GE(recall, 0.99) << engine;
+  }
 }
 
 TEST(Candidates, Describe) {

@@ -6,11 +6,13 @@
 // order, so the exact engine gives the true m-NN on any number of ranks.
 #include "lsgl/ann/candidates.hpp"
 
+#include <ctime>
 #include <sstream>
 
 #include "routes.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/threads.hpp"
 
 namespace lsgl {
 
@@ -48,6 +50,13 @@ std::string AnnParams::describe() const {
 
 namespace {
 
+// CPU time of this process (all its threads) in seconds.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   collective_check(comm, p.engine == "hnsw" || p.engine == "flann" || p.engine == "exact",
                    "candidates: unknown engine '" + p.engine + "' (expected hnsw, flann or exact)");
@@ -73,8 +82,13 @@ void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
 
 Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   validate(comm, data, m, p);
-  if (p.route == "ring") return ann::ring_candidates(comm, data, m, p);
-  return ann::partition_candidates(comm, data, m, p);
+  if (p.threads > 1) check_threads_fit(comm, p.threads);
+  const double cpu0 = process_cpu_seconds();
+  Candidates c = p.route == "ring" ? ann::ring_candidates(comm, data, m, p)
+                                   : ann::partition_candidates(comm, data, m, p);
+  const double cpu = process_cpu_seconds() - cpu0;
+  MPI_Allreduce(&cpu, &c.report.cpu_seconds, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return c;
 }
 
 }  // namespace lsgl

@@ -226,6 +226,8 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   report.seconds_search = MPI_Wtime() - t0;
 
   MPI_Allreduce(visits, report.visits, 3, MPI_INT64_T, MPI_SUM, comm);
+  report.rows_max = allreduce_max(comm, g.rows());
+  report.rows_min = -allreduce_max(comm, -g.rows());
   report.bytes_sent_max = allreduce_max(comm, sent);
   report.bytes_sent_total = allreduce_sum(comm, sent);
   c.report = report;

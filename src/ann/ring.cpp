@@ -95,6 +95,8 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   }
   report.seconds_search = MPI_Wtime() - t0;
   report.visits[std::min(size, 3) - 1] = data.n;
+  report.rows_max = allreduce_max(comm, rows);
+  report.rows_min = -allreduce_max(comm, -rows);
   report.bytes_sent_max = allreduce_max(comm, sent);
   report.bytes_sent_total = allreduce_sum(comm, sent);
 

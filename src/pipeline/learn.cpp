@@ -33,8 +33,10 @@ void print_search_report(const SearchReport& r, std::int64_t n) {
               "at most %.1f MB sent per rank\n",
               share * r.visits[0], share * r.visits[1], share * r.visits[2],
               r.bytes_sent_max / 1e6);
-  std::printf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0)\n",
-              r.seconds_cells, r.seconds_index, r.seconds_search);
+  std::printf("  rows per index     %lld to %lld\n", (long long)r.rows_min, (long long)r.rows_max);
+  std::printf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0); "
+              "%.2f CPU s on all ranks\n",
+              r.seconds_cells, r.seconds_index, r.seconds_search, r.cpu_seconds);
 }
 
 void validate(MPI_Comm comm, const LearnOptions& o) {
@@ -408,6 +410,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
         {"ann_queries_2_ranks", s.search.visits[1]},
         {"ann_queries_3plus_ranks", s.search.visits[2]},
         {"ann_bytes_sent_max", s.search.bytes_sent_max},
+        {"ann_cpu_seconds", s.search.cpu_seconds},
         {"prune_threshold", threshold},
         {"order", std::string(order.input.empty() ? "input" : "locality")},
         {"seconds_read", s.t_read},

@@ -39,9 +39,11 @@ struct SearchReport {
   std::string route;
   int cells = 0;                       // partition: k-means cells over all ranks
   std::int64_t visits[3] = {0, 0, 0};  // queries that searched 1, 2, 3 or more ranks' indexes
+  std::int64_t rows_min = 0, rows_max = 0;  // fewest and most rows indexed by one rank
   std::int64_t bytes_sent_max = 0;     // most bytes one rank sent (rows, queries, lists)
   std::int64_t bytes_sent_total = 0;
   double seconds_cells = 0, seconds_index = 0, seconds_search = 0;  // rank 0's phases
+  double cpu_seconds = 0;              // CPU time of the search summed over ranks and threads
 };
 
 // m neighbours for each local row, sorted ascending by (dist, global index).
