@@ -43,7 +43,11 @@ void search_block(const Engine& engine, const RowBlock& block, const float* qx, 
   for (std::int64_t c0 = 0; c0 < qrows; c0 += kQueryChunk) {
     const std::int64_t nc = std::min(kQueryChunk, qrows - c0);
     found.resize(static_cast<std::size_t>(nc * k));
-    engine.search(qx + c0 * d, nc, k, found.data());
+    if (own) {
+      engine.search_own(c0, nc, k, found.data());
+    } else {
+      engine.search(qx + c0 * d, nc, k, found.data());
+    }
 #pragma omp parallel num_threads(threads)
     {
       std::vector<Neighbor> mine, merged, scratch;

@@ -25,10 +25,20 @@ inline constexpr Neighbor kNoNeighbor{std::numeric_limits<double>::infinity(), -
 // An index over a block of rows (the caller keeps the rows alive while the engine exists).
 class Engine {
  public:
+  Engine(const float* base, std::int64_t d) : base_(base), d_(d) {}
   virtual ~Engine() = default;
   // For each of the nq queries (row-major, same d as the block), up to k (<= block rows) local
   // row numbers of near neighbours, in any order, -1 where fewer were found: out[q * k + j].
   virtual void search(const float* queries, std::int64_t nq, int k, std::int64_t* out) const = 0;
+  // The same for the indexed rows first, ..., first + nq - 1 themselves (an engine may start
+  // from the row's own place in its index).
+  virtual void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const {
+    search(base_ + first * d_, nq, k, out);
+  }
+
+ protected:
+  const float* base_;
+  std::int64_t d_;
 };
 
 // Index the block of `rows` (> 0) x `d` floats at `base`; for hnsw, `m` is the number of

@@ -22,7 +22,7 @@ namespace {
 class ExactEngine final : public Engine {
  public:
   ExactEngine(const float* base, std::int64_t rows, std::int64_t d, int threads)
-      : base_(base), rows_(rows), d_(d), threads_(threads) {}
+      : Engine(base, d), rows_(rows), threads_(threads) {}
 
   void search(const float* queries, std::int64_t nq, int k, std::int64_t* out) const override {
 #pragma omp parallel num_threads(threads_)
@@ -36,8 +36,7 @@ class ExactEngine final : public Engine {
   }
 
  private:
-  const float* base_;
-  std::int64_t rows_, d_;
+  std::int64_t rows_;
   int threads_;
 };
 

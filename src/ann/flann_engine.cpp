@@ -18,7 +18,7 @@ namespace {
 class FlannEngine final : public Engine {
  public:
   FlannEngine(const AnnParams& p, const float* base, std::int64_t rows, std::int64_t d)
-      : d_(d),
+      : Engine(base, d),
         index_(flann::Matrix<float>(const_cast<float*>(base), static_cast<std::size_t>(rows),
                                     static_cast<std::size_t>(d)),
                flann::KDTreeIndexParams(p.flann_trees)),
@@ -43,7 +43,6 @@ class FlannEngine final : public Engine {
   }
 
  private:
-  std::int64_t d_;
   flann::Index<flann::L2<float>> index_;
   flann::SearchParams params_;
 };
