@@ -211,6 +211,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
       start = std::make_unique<SolverState>(std::move(c.state));
       s.recall = c.info.recall;
       s.theta = c.info.theta;
+      s.search.route = "checkpoint";
     });
     if (talk)
       std::printf("  resuming from '%s' at iteration %d\n", o.resume.c_str(), start->iteration);
