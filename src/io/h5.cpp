@@ -409,6 +409,11 @@ void set_attr(const File& f, const std::string& obj, const std::string& name,
   write_attr(f, obj, name, type.get(), type.get(), v.c_str());
 }
 
+bool has_attr(const File& f, const std::string& obj, const std::string& name) {
+  if (H5Lexists(f.id(), obj.c_str(), H5P_DEFAULT) <= 0 && obj != "/") return false;
+  return H5Aexists_by_name(f.id(), obj.c_str(), name.c_str(), H5P_DEFAULT) > 0;
+}
+
 double get_attr_double(const File& f, const std::string& obj, const std::string& name) {
   double v = 0;
   read_number_attr(f, obj, name, H5T_NATIVE_DOUBLE, false, &v);

@@ -75,6 +75,7 @@ void write_checkpoint(const std::string& path, const EdgeSet& edges, const Solve
     h5::set_attr(f, "/checkpoint", "format", std::string(kFormat));
     h5::set_attr(f, "/checkpoint", "key", info.key);
     h5::set_attr(f, "/checkpoint", "theta", info.theta);
+    h5::set_attr(f, "/checkpoint", "theta_eq18", info.theta_eq18);
     h5::set_attr(f, "/checkpoint", "recall", info.recall);
     h5::set_attr(f, "/checkpoint", "n", edges.n());
     h5::set_attr(f, "/checkpoint", "edges", total);
@@ -116,6 +117,8 @@ LoadedCheckpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
   CheckpointInfo info;
   info.key = h5::get_attr_string(f, "/checkpoint", "key");
   info.theta = h5::get_attr_double(f, "/checkpoint", "theta");
+  if (h5::has_attr(f, "/checkpoint", "theta_eq18"))  // absent from older checkpoints
+    info.theta_eq18 = h5::get_attr_double(f, "/checkpoint", "theta_eq18");
   info.recall = h5::get_attr_double(f, "/checkpoint", "recall");
   const std::int64_t n = h5::get_attr_int(f, "/checkpoint", "n");
   const std::int64_t total = h5::get_attr_int(f, "/checkpoint", "edges");

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "lsgl/graph/graph_io.hpp"
@@ -11,6 +13,7 @@
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/daitch_model.hpp"
+#include "lsgl/learn/degree_search.hpp"
 #include "lsgl/learn/knn_model.hpp"
 #include "lsgl/learn/l2_model.hpp"
 #include "lsgl/learn/projection.hpp"
@@ -70,6 +73,10 @@ void validate(MPI_Comm comm, const LearnOptions& o) {
                    "--project-dim must be positive and belongs to --model hard or soft");
   collective_check(comm, o.solver.tol > 0 && o.solver.max_iterations >= 1,
                    "--tol must be positive and --max-iter at least 1");
+  collective_check(comm, o.degree_tol >= 0 && o.degree_tol < 1 && o.max_solves >= 1,
+                   "--degree-tol must be in [0, 1) and --max-solves at least 1");
+  collective_check(comm, o.degree_search_tol > 0 && o.degree_search_tol < 1,
+                   "--degree-search-tol must be in (0, 1)");
   collective_check(comm, o.solver.step > 0 && o.solver.step < 1, "--step must be in (0, 1)");
   collective_check(comm, !o.input.empty(), "--input is required");
   collective_check(comm, !o.output.empty(), "--output is required");
@@ -136,6 +143,119 @@ std::string problem_key(const LearnOptions& o, const LocalRows& data, std::uint6
 
 volatile std::sig_atomic_t g_interrupt = 0;
 extern "C" void on_interrupt(int) { g_interrupt = 1; }
+
+// "theta:degree:iterations" of every solve, separated by "; ".
+std::string degree_trials_text(const std::vector<DegreeTrial>& trials) {
+  std::ostringstream out;
+  out.precision(10);
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    out << (i ? "; " : "") << trials[i].x << ":" << trials[i].degree << ":" << trials[i].iterations;
+  }
+  return out.str();
+}
+
+// Collective. The log model's iteration at theta = info.theta to `tol`, from `start` if given,
+// with progress lines, checkpoints and the interrupt flag; fills s.solver and, when given,
+// *final_state with the state after the last iteration.
+std::vector<double> solve_log(const LearnOptions& o, const EdgeSet& edges, const CheckpointInfo& info,
+                              double tol, const SolverState* start, SolverState* final_state,
+                              LearnSummary& s) {
+  const bool talk = !o.quiet && comm_rank(edges.comm()) == 0;
+  std::vector<double> tz = edges.z();
+  for (auto& x : tz) x *= info.theta;
+  SolverParams sp = o.solver;
+  sp.tol = tol;
+  sp.dual_scale = s.dual_scale;
+  sp.interrupt = &g_interrupt;
+  return learn_log(
+      edges, tz, sp, s.solver,
+      [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
+        if (talk && o.progress_every > 0 && it.iteration % o.progress_every == 0) {
+          std::printf("  iteration %5d   rel. change primal %.3e  dual %.3e\n", it.iteration,
+                      it.rel_change_primal, it.rel_change_dual);
+          std::fflush(stdout);
+        }
+        const bool due =
+            o.checkpoint_every > 0 && it.iteration % o.checkpoint_every == 0 && !it.converged;
+        if (!o.checkpoint.empty() && (due || it.interrupted)) {
+          write_checkpoint(o.checkpoint, edges, capture(), info);
+          if (talk) {
+            std::printf("  checkpoint written at iteration %d: %s\n", it.iteration,
+                        o.checkpoint.c_str());
+            std::fflush(stdout);
+          }
+        }
+        if (final_state && (it.converged || it.iteration >= sp.max_iterations)) {
+          *final_state = capture();
+        }
+        return it.interrupted;
+      },
+      start);
+}
+
+// Collective. The log model at info.theta; when theta came from [KP19] eq. 18 and --degree-tol
+// > 0, theta is corrected (search_degree) with solves to --degree-search-tol, each warm-started
+// from the previous one's weights and duals, and the closest theta is then solved to --tol from
+// its state. Returns those weights; sets s.theta, s.solver (of the last solve), the trials and
+// s.iterations_total.
+std::vector<double> learn_log_to_degree(const LearnOptions& o, const EdgeSet& edges,
+                                        CheckpointInfo info, const SolverState* start,
+                                        LearnSummary& s) {
+  const bool talk = !o.quiet && comm_rank(edges.comm()) == 0;
+  const bool target = o.degree_tol > 0 && o.theta <= 0 && o.alpha <= 0;
+  const double search_tol = target ? std::max(o.solver.tol, o.degree_search_tol) : o.solver.tol;
+  SolverState last, best_state;
+  bool have_last = false;
+  std::vector<double> w;
+  double best_deviation = std::numeric_limits<double>::infinity();
+  s.iterations_total = 0;
+  DegreeSearchParams dp;
+  dp.k = o.k;
+  dp.tolerance = o.degree_tol;
+  dp.max_solves = target ? o.max_solves : 1;
+  const DegreeSearchResult r = search_degree(dp, info.theta, [&](double theta)
+                                                 -> std::optional<DegreeTrial> {
+    info.theta = theta;
+    if (have_last) {  // warm start at a new theta: a fresh count of iterations
+      last.iteration = 0;
+      last.rescales = 0;
+    }
+    SolverState next;
+    w = solve_log(o, edges, info, search_tol, have_last ? &last : start, &next, s);
+    s.iterations_total += s.solver.iterations_run;
+    if (s.solver.interrupted) return std::nullopt;
+    last = std::move(next);
+    have_last = true;
+    const DegreeTrial t{theta, average_degree(edges, w, o.prune), s.solver.iterations};
+    if (talk && target) {
+      std::printf("  theta %.6g: average degree %.3f (%+.1f%%), %d iterations at tol %.0e%s\n",
+                  theta, t.degree, 100.0 * (t.degree - o.k) / o.k, t.iterations, search_tol,
+                  s.solver.converged ? "" : " (NOT converged)");
+      std::fflush(stdout);
+    }
+    if (std::abs(t.degree - o.k) < best_deviation) {  // the same choice as r.best
+      best_deviation = std::abs(t.degree - o.k);
+      best_state = last;
+    }
+    s.degree_trials.push_back(t);
+    return t;
+  });
+  s.degree_reached = r.reached;
+  if (r.interrupted || r.trials.empty()) return w;
+  s.theta = info.theta = r.trials[r.best].x;
+  if (search_tol > o.solver.tol) {  // the kept theta to --tol, continuing its own solve
+    w = solve_log(o, edges, info, o.solver.tol, &best_state, nullptr, s);
+    s.iterations_total += s.solver.iterations_run;
+    if (s.solver.interrupted) return w;
+    const double degree = average_degree(edges, w, o.prune);
+    s.degree_reached = std::abs(degree - o.k) <= o.degree_tol * o.k;
+    if (talk) {
+      std::printf("  theta %.6g: average degree %.3f at tol %.0e, %d more iterations\n", s.theta,
+                  degree, o.solver.tol, s.solver.iterations_run);
+    }
+  }
+  return w;
+}
 
 }  // namespace
 
@@ -211,6 +331,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
       start = std::make_unique<SolverState>(std::move(c.state));
       s.recall = c.info.recall;
       s.theta = c.info.theta;
+      s.theta_eq18 = c.info.theta_eq18;
       s.search.route = "checkpoint";
     });
     if (talk)
@@ -241,6 +362,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
             o.alpha > 0 ? 1.0 / std::sqrt(o.alpha * o.beta)
                         : (o.theta > 0 ? o.theta : theta_from_k(comm, cand, o.k).theta);
         set_model_parameters(o, theta, s);
+        s.theta_eq18 = o.alpha > 0 || o.theta > 0 ? 0.0 : theta;
         s.dual_scale = o.solver.dual_scale > 0 ? o.solver.dual_scale
                                                : estimate_dual_scale(comm, cand, s.theta);
       });
@@ -270,34 +392,9 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   std::vector<double> w;
   double threshold = o.prune;  // weights <= threshold are not written
   if (log_model) {
-    std::vector<double> tz = edges->z();
-    for (auto& x : tz) x *= s.theta;
     s.t_learn = timed_phase(comm, "learn", talk, [&] {
-      SolverParams sp = o.solver;
-      sp.dual_scale = s.dual_scale;
-      sp.interrupt = &g_interrupt;
-      const CheckpointInfo info{key, s.theta, s.recall};
-      w = learn_log(
-          *edges, tz, sp, s.solver,
-          [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
-            if (talk && o.progress_every > 0 && it.iteration % o.progress_every == 0) {
-              std::printf("  iteration %5d   rel. change primal %.3e  dual %.3e\n", it.iteration,
-                          it.rel_change_primal, it.rel_change_dual);
-              std::fflush(stdout);
-            }
-            const bool due = o.checkpoint_every > 0 && it.iteration % o.checkpoint_every == 0 &&
-                             !it.converged;
-            if (!o.checkpoint.empty() && (due || it.interrupted)) {
-              write_checkpoint(o.checkpoint, *edges, capture(), info);
-              if (talk) {
-                std::printf("  checkpoint written at iteration %d: %s\n", it.iteration,
-                            o.checkpoint.c_str());
-                std::fflush(stdout);
-              }
-            }
-            return it.interrupted;
-          },
-          start.get());
+      const CheckpointInfo info{key, s.theta, s.recall, s.theta_eq18};
+      w = learn_log_to_degree(o, *edges, info, start.get(), s);
     });
     if (talk)
       std::printf(
@@ -437,6 +534,12 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
       add("step", o.solver.step);
       add("dual_scale_initial", s.dual_scale);
       add("dual_scale", s.solver.final_dual_scale);
+      add("theta_eq18", s.theta_eq18);
+      add("degree_tol", o.degree_tol);
+      add("degree_solves", static_cast<std::int64_t>(s.degree_trials.size()));
+      add("degree_reached", static_cast<std::int64_t>(s.degree_reached ? 1 : 0));
+      add("degree_trials", degree_trials_text(s.degree_trials));
+      add("iterations_total", static_cast<std::int64_t>(s.iterations_total));
     } else if (knn) {
       add("sigma", s.sigma);
       add("sigma_default", static_cast<std::int64_t>(o.sigma > 0 ? 0 : 1));
@@ -491,7 +594,12 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
       std::printf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)\n",
                   s.solver.iterations, s.solver.converged ? "converged" : "NOT converged",
                   s.solver.rel_change_primal, s.solver.rel_change_dual, o.solver.tol);
-    else if (!knn)
+    if (log_model && s.degree_trials.size() > 1)
+      std::printf("  degree correction  %s: theta %.6g (eq. 18: %.6g), %zu solves, %d iterations "
+                  "in all\n",
+                  s.degree_reached ? "within --degree-tol" : "NOT within --degree-tol (closest kept)",
+                  s.theta, s.theta_eq18, s.degree_trials.size(), s.iterations_total);
+    else if (!knn && !log_model)
       std::printf("  iterations         %d (%s, rel. change %.2e, tol %.0e)\n",
                   s.solver.iterations, s.solver.converged ? "converged" : "NOT converged",
                   s.solver.rel_change_primal, o.solver.tol);

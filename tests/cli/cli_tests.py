@@ -190,6 +190,48 @@ except subprocess.TimeoutExpired:
     proc.kill()
     check("SIGUSR1 checkpoints and exits with 75", False, "hang")
 
+# Degree on target: on the first 1,000 Fashion-MNIST images with k = 4, [KP19] eq. 18 misses by
+# more than 5%; the corrected theta gives a degree within 5%, never further than eq. 18's, the
+# graph of a direct solve at that theta, and the same on 1 and 3 ranks.
+import gzip
+with gzip.open("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz") as f:
+    images = np.frombuffer(f.read(), dtype=np.uint8, offset=16).reshape(-1, 784)[:1000]
+fm = os.path.join(tmp, "fm1000.h5")
+write_h5(fm, "X", (images / 255.0).astype(np.float32))
+runs = {}
+for name, ranks, extra in (("eq18", 2, ["--degree-tol", 0]), ("target1", 1, []),
+                           ("target3", 3, [])):
+    out = os.path.join(tmp, f"deg-{name}.h5")
+    p = run(ranks, "learn", "--input", fm, "--k", 4, "--ann", "exact", "--output", out, "--quiet",
+            *extra)
+    check(f"degree target: {name} runs", p is not None and p.returncode == 0, p.stderr if p else "timeout")
+    if p is not None and p.returncode == 0:
+        runs[name] = load(out)
+if len(runs) == 3:
+    (W0, a0, _, _), (W1, a1, _, _), (W3, a3, _, _) = runs["eq18"], runs["target1"], runs["target3"]
+    check("degree target: eq. 18 alone misses by more than 5%", abs(a0["degree_deviation"]) > 0.05,
+          a0["degree_deviation"])
+    check("degree target: corrected degree within 5% and closer than eq. 18's",
+          abs(a1["degree_deviation"]) <= 0.05 and
+          abs(a1["degree_deviation"]) <= abs(a0["degree_deviation"]) and a1["degree_reached"] == 1,
+          (a1["degree_deviation"], a1["degree_trials"]))
+    check("degree target: records eq. 18's theta and the solves",
+          abs(a1["theta_eq18"] - a0["theta"]) <= 1e-12 * a0["theta"] and a1["degree_solves"] >= 2
+          and a1["theta"] != a1["theta_eq18"] and a0["degree_solves"] == 1, dict(a1))
+    check("degree target: same graph on 1 and 3 ranks",
+          abs(W1 - W3).sum() <= 1e-10 * abs(W1).sum() and
+          abs(a1["theta"] - a3["theta"]) <= 1e-12 * a1["theta"])
+    direct = os.path.join(tmp, "deg-direct.h5")
+    p = run(2, "learn", "--input", fm, "--k", 4, "--ann", "exact", "--theta", repr(a1["theta"]),
+            "--output", direct, "--quiet")
+    if p is not None and p.returncode == 0:
+        Wd = load(direct)[0]
+        check("degree target: equals a direct solve at the final theta",
+              abs(W1 - Wd).sum() / abs(W1).sum() < 1e-3 and W1.nnz == Wd.nnz,
+              abs(W1 - Wd).sum() / abs(W1).sum())
+    else:
+        check("degree target: direct solve runs", False, p.stderr if p else "timeout")
+
 # Other models (--model): each gives the same graph on 1, 2 and 3 ranks with exact search and
 # records its parameters; knn against a brute-force k-NN graph; l2 keeps ||W||_{1,1} = n and
 # reaches k; hard keeps every degree >= 1; --support full allows every pair.

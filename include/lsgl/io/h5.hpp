@@ -86,6 +86,8 @@ void set_attr(const File& f, const std::string& obj, const std::string& name,
 
 // Collective. Attribute readers; throw CollectiveError when the attribute is missing.
 double get_attr_double(const File& f, const std::string& obj, const std::string& name);
+// Whether object `obj` has an attribute `name` (false when obj is missing).
+bool has_attr(const File& f, const std::string& obj, const std::string& name);
 std::int64_t get_attr_int(const File& f, const std::string& obj, const std::string& name);
 std::string get_attr_string(const File& f, const std::string& obj, const std::string& name);
 

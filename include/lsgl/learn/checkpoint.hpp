@@ -18,7 +18,8 @@ namespace lsgl {
 // What a run must match to continue from a checkpoint, and what it reports about itself.
 struct CheckpointInfo {
   std::string key;           // data fingerprint and problem parameters, compared on resume
-  double theta = 0.0;        // distances are stored unscaled
+  double theta = 0.0;        // distances are stored unscaled; the theta being solved
+  double theta_eq18 = 0.0;   // [KP19] eq. 18's theta before any degree correction (0: unknown)
   double recall = -1.0;      // candidate recall estimated by the original run
 };
 

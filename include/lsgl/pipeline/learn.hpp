@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lsgl/ann/candidates.hpp"
+#include "lsgl/learn/degree_search.hpp"
 #include "lsgl/learn/log_model.hpp"
 
 namespace lsgl {
@@ -38,6 +40,13 @@ struct LearnOptions {
   int recall_sample = 300;
   std::uint64_t seed = 1;
   SolverParams solver;
+  // log model, theta from [KP19] eq. 18: theta is corrected until the average degree is within
+  // this relative tolerance of k (0: no correction), in at most max_solves solves.
+  double degree_tol = 0.05;
+  int max_solves = 6;
+  // Tolerance of the solves that only measure the degree while theta is corrected; the theta
+  // kept is then solved to --tol, continuing from its state.
+  double degree_search_tol = 3e-4;
   double prune = 1e-4;     // weights <= prune (alpha = beta = 1 scale) are not written
   int progress_every = 50;
   bool quiet = false;
@@ -61,12 +70,15 @@ struct LearnSummary {
   double recall = -1.0;
   SearchReport search;  // what the candidate search did (empty when resumed)
   double theta = 0.0, alpha = 0.0, beta = 0.0, delta = 1.0;
+  double theta_eq18 = 0.0;  // log: [KP19] eq. 18's theta (0: theta given, or unknown on resume)
+  std::vector<DegreeTrial> degree_trials;  // log: every solve of the degree correction
+  bool degree_reached = false;             // log: the kept solve is within --degree-tol
   double dual_scale = 1.0;
   double sigma = 0.0;      // knn
   double mu = 0.0;         // soft
   int project_dim = 0;     // hard, soft (0: original features)
   int alpha_solves = 0;    // l2: solutions computed by the alpha search (0: alpha given)
-  int iterations_total = 0;  // l2: iterations over all solves
+  int iterations_total = 0;  // l2, log: iterations over all solves
   std::int64_t saturated_nodes = 0;  // nodes with every allowed edge non-zero
   std::int64_t isolated_nodes = 0;
   SolverReport solver;
