@@ -193,6 +193,12 @@ Candidates send_home(MPI_Comm comm, const LocalRows& data, const Regrouped& g,
 
 Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   const int size = comm_size(comm), self = comm_rank(comm);
+  if (size == 1) {  // one index over all rows: nothing to regroup or route
+    Candidates c = ring_candidates(comm, data, m, p);
+    c.report.route = "partition";
+    c.report.cells = 1;
+    return c;
+  }
   SearchReport report;
   report.route = "partition";
   std::int64_t sent = 0;

@@ -30,10 +30,10 @@ void add_ann_options(po::options_description& d, LearnOptions& o) {
       ("ann", po::value(&o.ann.engine)->default_value("hnsw"),
        "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
        "good for low-dimensional data) or exact (brute force, small inputs)")
-      ("ann-route", po::value(&o.ann.route)->default_value("partition"),
-       "how queries meet the indexes: partition (rows grouped into k-means cells; a query "
-       "searches only the ranks whose cells can hold its neighbours) or ring (every query "
-       "searches every rank's index)")
+      ("ann-route", po::value(&o.ann.route)->default_value("ring"),
+       "how queries meet the indexes: ring (every query searches every rank's index) or "
+       "partition (rows grouped into k-means cells; a query searches only the ranks whose "
+       "cells can hold its neighbours: far less work on many ranks)")
       ("ann-cells", po::value(&o.ann.cells_per_rank)->default_value(16),
        "partition: k-means cells per rank")
       ("threads", po::value(&o.ann.threads)->default_value(1),

@@ -71,6 +71,18 @@ for ranks in (1, 2, 3):
           p.stderr if p else "timeout")
     if p is not None and p.returncode == 0:
         graphs[ranks] = load(out)
+# The partition route gives the same graph with exact search, and says so in the file.
+for ranks in (2, 3):
+    out = os.path.join(tmp, f"gp{ranks}.h5")
+    p = run(ranks, "learn", "--input", data, "--output", out, "--k", 6, "--ann", "exact",
+            "--ann-route", "partition", "--recall-sample", 50, "--quiet")
+    ok = p is not None and p.returncode == 0 and 1 in graphs
+    if ok:
+        Wp, gap, _, _ = load(out)
+        ok = abs(Wp - graphs[1][0]).sum() <= 1e-10 * abs(graphs[1][0]).sum() and \
+            gap["ann_route"] == "partition" and gap["ann_cells"] == 16 * ranks
+    check(f"--ann-route partition on {ranks} ranks: same graph as the ring on 1 rank", ok,
+          p.stderr if p else "timeout")
 if 1 in graphs:
     W, ga, fa, deg = graphs[1]
     check("symmetric", abs(W - W.T).max() == 0)

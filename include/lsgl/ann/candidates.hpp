@@ -2,10 +2,10 @@
 // Candidate neighbours: each node's m nearest (approximate) neighbours among all n nodes, self
 // excluded, squared Euclidean distances, ties broken by global index (so exact search gives the
 // same lists on any number of ranks). Two routes bring queries to indexes:
-// - partition (default): the rows are regrouped into k-means cells packed onto ranks by
+// - partition: the rows are regrouped into k-means cells packed onto ranks by
 //   locality; a query searches its own rank's index and only the ranks whose cells can still
 //   hold one of its m nearest (a lower bound on the distance to each cell certifies the rest);
-// - ring: every rank indexes its input block and every query visits all P indexes.
+// - ring (default): every rank indexes its input block and every query visits all P indexes.
 #include <mpi.h>
 
 #include <cstdint>
@@ -18,7 +18,7 @@ namespace lsgl {
 
 struct AnnParams {
   std::string engine = "hnsw";     // "hnsw", "flann" (randomised kd-trees) or "exact"
-  std::string route = "partition";  // "partition" or "ring"
+  std::string route = "ring";       // "ring" or "partition"
   int cells_per_rank = 16;          // partition: k-means cells per rank
   int threads = 1;                  // threads per rank for index build and search
   double progress_seconds = 0;      // rank 0 prints the share of queries searched this often
