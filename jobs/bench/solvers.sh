@@ -41,7 +41,7 @@ case_() {  # name, then lsgl learn arguments
       > "$work/$name-solvers-ckpt.log" 2>&1 || { cat "$work/$name-solvers-ckpt.log"; return 1; }
   fi
   echo; echo "== $name ($*)"
-  mpirun -n "$ranks" build/lsgl_bench_solvers "$ckpt" 1e-3 1e-9
+  mpirun -n "$ranks" build/lsgl_bench_solvers "$ckpt" 1e-3 1e-9 20000
 }
 
 case_ fashion-60k --input "$fashion" --k 10
