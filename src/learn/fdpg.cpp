@@ -96,7 +96,8 @@ class FdpgIteration {
 
   // Collective. The largest step over all nodes.
   double step() const {
-    double t = *std::max_element(t_.begin(), t_.end());
+    double t = 0.0;
+    for (double x : t_) t = std::max(t, x);
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, e_.comm());
     return t;
   }
