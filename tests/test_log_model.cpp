@@ -1,15 +1,21 @@
-// The log model's primal-dual solver against an independent solver written here (exact cyclic
-// coordinate descent on the same objective), its KKT conditions, the bound w <= delta = 1, and
-// the operators S and S^T of the distributed edge set against dense references.
+// The log model's solvers (the primal-dual fbf reference and the dual fdpg) against an
+// independent solver written here (exact cyclic coordinate descent on the same objective), their
+// KKT conditions, the bound w <= delta = 1, fdpg against fbf at the default tolerances, fdpg on
+// any number of ranks, warm starts and interrupts, and the operators S and S^T of the
+// distributed edge set against dense references.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <map>
 #include <random>
+#include <string>
+#include <tuple>
 
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/learn/log_model.hpp"
+#include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 
 using namespace lsgl;
@@ -47,8 +53,8 @@ Problem make_problem(std::int64_t n, int m, std::uint64_t seed) {
 }
 
 // Every rank passes its share of the pairs (round robin) to test the routing.
-EdgeSet distribute(const Problem& p) {
-  const int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
+EdgeSet distribute(const Problem& p, MPI_Comm comm = MPI_COMM_WORLD) {
+  const int rank = comm_rank(comm), size = comm_size(comm);
   std::vector<EdgeEntry> mine;
   int c = 0;
   for (const auto& [ij, z] : p.z) {
@@ -57,25 +63,26 @@ EdgeSet distribute(const Problem& p) {
     mine.push_back({ij.second, ij.first, z});
     if (c % 3 == 0) mine.push_back({ij.first, ij.second, z});
   }
-  return EdgeSet::from_pairs(MPI_COMM_WORLD, p.n, std::move(mine));
+  return EdgeSet::from_pairs(comm, p.n, std::move(mine));
 }
 
-// All local edge values, keyed by global pair, gathered on every rank.
+// All local edge values, keyed by global pair, gathered on every rank of e's communicator.
 std::map<Pair, double> gather(const EdgeSet& e, const std::vector<double>& w) {
+  const MPI_Comm comm = e.comm();
   std::vector<double> local;
   const auto pairs = e.global_pairs();
   for (std::int64_t k = 0; k < e.local_edges(); ++k) {
     const auto [i, j] = pairs[k];
     local.insert(local.end(), {double(i), double(j), w[k]});
   }
-  const int size = comm_size(MPI_COMM_WORLD);
+  const int size = comm_size(comm);
   int count = static_cast<int>(local.size());
   std::vector<int> counts(size), displs(size, 0);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
   std::vector<double> all(displs[size - 1] + counts[size - 1]);
   MPI_Allgatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
-                 MPI_DOUBLE, MPI_COMM_WORLD);
+                 MPI_DOUBLE, comm);
   std::map<Pair, double> out;
   for (std::size_t t = 0; t < all.size(); t += 3)
     out[{std::int64_t(all[t]), std::int64_t(all[t + 1])}] = all[t + 2];
@@ -189,16 +196,17 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
   EXPECT_GT(norm, 0.95 * std::sqrt(lambda));
 }
 
-class LogModelScaled : public testing::TestWithParam<double> {};
+class LogModelScaled : public testing::TestWithParam<std::pair<std::string, double>> {};
 
-// For the reference iteration (dual scale 1) and a scaled one.
+// For the reference iteration (dual scale 1), a scaled one, and the dual FISTA solver.
 TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
   const Problem p = make_problem(40, 5, 5);
   const double theta = 0.7;
   const EdgeSet e = distribute(p);
   const std::vector<double> tz = scaled_z(e, theta);
   SolverParams sp;
-  sp.dual_scale = GetParam();
+  sp.solver = GetParam().first;
+  sp.dual_scale = GetParam().second;
   sp.tol = 1e-9;
   sp.max_iterations = 200000;
   SolverReport rep;
@@ -234,7 +242,10 @@ TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
   EXPECT_LE(log_objective(e, tz, w), log_objective(e, tz, wr) + 1e-8);
 }
 
-INSTANTIATE_TEST_SUITE_P(DualScale, LogModelScaled, testing::Values(1.0, 0.3));
+INSTANTIATE_TEST_SUITE_P(DualScale, LogModelScaled,
+                         testing::Values(std::make_pair(std::string("fbf"), 1.0),
+                                         std::make_pair(std::string("fbf"), 0.3),
+                                         std::make_pair(std::string("fdpg"), 1.0)));
 
 TEST(LogModel, DefaultToleranceIsCloseToTheSolution) {
   const Problem p = make_problem(60, 6, 9);
@@ -245,4 +256,120 @@ TEST(LogModel, DefaultToleranceIsCloseToTheSolution) {
   const auto got = gather(e, learn_log(e, tz, SolverParams{}, rep));
   EXPECT_TRUE(rep.converged);
   EXPECT_LT(relative_l1(got, coordinate_descent(p, theta)), 1e-3);
+}
+
+// fdpg at the default tolerance gives the graph of fbf at its default tolerance.
+TEST(LogModelFdpg, DefaultToleranceMatchesFbf) {
+  for (const auto& [n, m, seed, theta] :
+       {std::make_tuple(60, 6, 9, 0.5), std::make_tuple(40, 5, 5, 0.7),
+        std::make_tuple(80, 3, 11, 0.3)}) {
+    const Problem p = make_problem(n, m, seed);
+    const EdgeSet e = distribute(p);
+    const std::vector<double> tz = scaled_z(e, theta);
+    SolverParams fdpg;
+    fdpg.solver = "fdpg";
+    SolverReport rf, rd;
+    const auto ref = gather(e, learn_log(e, tz, SolverParams{}, rf));
+    const auto got = gather(e, learn_log(e, tz, fdpg, rd));
+    EXPECT_TRUE(rf.converged && rd.converged);
+    EXPECT_LT(relative_l1(got, ref), 1e-4) << "n = " << n;
+    EXPECT_GT(rd.gamma, 0.0);
+    EXPECT_GT(rd.bytes_moved_per_iteration, 0);
+  }
+}
+
+namespace {
+
+// Runs fdpg at tol 1e-10 on the first `ranks` ranks of the world (the others get an empty map).
+std::map<Pair, double> fdpg_on_ranks(const Problem& p, double theta, int ranks) {
+  const int rank = comm_rank(MPI_COMM_WORLD);
+  MPI_Comm sub;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &sub);
+  std::map<Pair, double> got;
+  if (sub != MPI_COMM_NULL) {
+    const EdgeSet e = distribute(p, sub);
+    SolverParams sp;
+    sp.solver = "fdpg";
+    sp.tol = 1e-10;
+    sp.max_iterations = 100000;
+    SolverReport rep;
+    got = gather(e, learn_log(e, scaled_z(e, theta), sp, rep));
+    EXPECT_TRUE(rep.converged);
+  }
+  if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+  return got;
+}
+
+}  // namespace
+
+TEST(LogModelFdpg, SameGraphOnEveryNumberOfRanks) {
+  const Problem p = make_problem(50, 5, 21);
+  const auto all = fdpg_on_ranks(p, 0.6, comm_size(MPI_COMM_WORLD));
+  for (int ranks = 1; ranks < comm_size(MPI_COMM_WORLD); ++ranks) {
+    const auto part = fdpg_on_ranks(p, 0.6, ranks);
+    if (!part.empty()) EXPECT_LT(relative_l1(part, all), 1e-7) << ranks << " ranks";
+  }
+}
+
+// A run stopped at iteration 40 and continued from the captured state (lambda, w*(lambda))
+// ends at the graph of an uninterrupted run; the captured w is w*(lambda) >= 0.
+TEST(LogModelFdpg, WarmStartFromCapturedState) {
+  const Problem p = make_problem(60, 6, 9);
+  const EdgeSet e = distribute(p);
+  const std::vector<double> tz = scaled_z(e, 0.5);
+  SolverParams sp;
+  sp.solver = "fdpg";
+  sp.tol = 1e-10;
+  sp.max_iterations = 100000;
+  SolverReport full, first, second;
+  const auto ref = gather(e, learn_log(e, tz, sp, full));
+  SolverState state;
+  learn_log(e, tz, sp, first, [&](const IterationInfo& it, const std::function<SolverState()>& c) {
+    if (it.iteration < 40) return false;
+    state = c();
+    return true;
+  });
+  EXPECT_EQ(first.iterations, 40);
+  EXPECT_FALSE(first.converged);
+  EXPECT_EQ(state.iteration, 40);
+  EXPECT_EQ(static_cast<std::int64_t>(state.v.size()), e.local_nodes());
+  for (double x : state.v) EXPECT_GT(x, 0.0);
+  for (double x : state.w) EXPECT_GE(x, 0.0);
+  const auto resumed = gather(e, learn_log(e, tz, sp, second, nullptr, &state));
+  EXPECT_TRUE(second.converged);
+  EXPECT_EQ(second.iterations, 40 + second.iterations_run);
+  EXPECT_LT(relative_l1(resumed, ref), 1e-7);
+}
+
+// A flag raised on the last rank only stops every rank at the same iteration.
+TEST(LogModelFdpg, InterruptStopsEveryRankAtTheSameIteration) {
+  const Problem p = make_problem(60, 6, 9);
+  const EdgeSet e = distribute(p);
+  volatile std::sig_atomic_t flag = 0;
+  SolverParams sp;
+  sp.solver = "fdpg";
+  sp.tol = 1e-12;
+  sp.interrupt = &flag;
+  const bool last = comm_rank(MPI_COMM_WORLD) == comm_size(MPI_COMM_WORLD) - 1;
+  SolverReport rep;
+  learn_log(e, scaled_z(e, 0.5), sp, rep,
+            [&](const IterationInfo& it, const std::function<SolverState()>&) {
+              if (last && it.iteration == 20) flag = 1;
+              return it.interrupted;
+            });
+  EXPECT_TRUE(rep.interrupted);
+  EXPECT_EQ(rep.iterations, 21);
+  int lo = rep.iterations, hi = rep.iterations;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lo, hi);
+}
+
+TEST(LogModelFdpg, UnknownSolverIsRefused) {
+  const Problem p = make_problem(20, 3, 1);
+  const EdgeSet e = distribute(p);
+  SolverParams sp;
+  sp.solver = "newton";
+  SolverReport rep;
+  EXPECT_THROW(learn_log(e, scaled_z(e, 0.5), sp, rep), CollectiveError);
 }

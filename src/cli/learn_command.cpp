@@ -93,9 +93,13 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
        "drawn from --seed (seed appendix C uses 20; 0: keep the features)");
   add_ann_options(d, o);
   d.add_options()
+      ("solver", po::value(&o.solver.solver)->default_value("fbf"),
+       "log: fbf (forward-backward-forward primal-dual, the reference) or fdpg (FISTA on the "
+       "dual, Saboksayr & Mateos 2021: about a third of fbf's memory traffic per iteration)")
       ("tol", po::value(&o.solver.tol)->default_value(1e-5, "1e-5"),
        "stop when the relative change of primal and dual variables is below this (every model "
-       "but knn)")
+       "but knn; fdpg: the relative change of the dual and the relative degree residual "
+       "||lambda .* (S w) - 1|| / sqrt(n))")
       ("max-iter", po::value(&o.solver.max_iterations)->default_value(1000),
        "at most this many iterations (l2: per solve of the alpha search)")
       ("degree-tol", po::value(&o.degree_tol)->default_value(0.05, "0.05"),
@@ -107,7 +111,7 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
        "log model: --tol of the solves that measure the degree while theta is corrected (the "
        "theta kept is then solved to --tol)")
       ("step", po::value(&o.solver.step)->default_value(0.9, "0.9"),
-       "step size factor in (0,1): gamma = step / (2 + ||S||/c)")
+       "fbf: step size factor in (0,1): gamma = step / (2 + ||S||/c)")
       ("dual-scale", po::value(&o.solver.dual_scale)->default_value(0.0),
        "c: run the iteration on S/c, an equivalent problem that balances primal and dual "
        "progress (1: the reference iteration; 0: choose c from the one-node solutions)")

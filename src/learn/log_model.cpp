@@ -9,6 +9,7 @@
 #endif
 
 #include "lsgl/learn/theta.hpp"
+#include "lsgl/util/error.hpp"
 
 namespace lsgl {
 
@@ -215,6 +216,9 @@ class FbfIteration {
 std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& tz,
                               const SolverParams& params, SolverReport& report,
                               const IterationCallback& on_iteration, const SolverState* start) {
+  collective_check(edges.comm(), params.solver == "fbf" || params.solver == "fdpg",
+                   "unknown solver '" + params.solver + "' (expected fbf or fdpg)");
+  if (params.solver == "fdpg") return learn_log_fdpg(edges, tz, params, report, on_iteration, start);
   const std::int64_t nl = edges.local_nodes(), ne = edges.local_edges();
   report.norm_S = edges.norm_S(params.norm_iterations);
   report.bytes_sent_per_iteration = 2 * edges.bytes_sent_per_exchange(2);

@@ -78,6 +78,8 @@ void validate(MPI_Comm comm, const LearnOptions& o) {
   collective_check(comm, o.degree_search_tol > 0 && o.degree_search_tol < 1,
                    "--degree-search-tol must be in (0, 1)");
   collective_check(comm, o.solver.step > 0 && o.solver.step < 1, "--step must be in (0, 1)");
+  collective_check(comm, o.solver.solver == "fbf" || o.solver.solver == "fdpg",
+                   "unknown --solver '" + o.solver.solver + "' (expected fbf or fdpg)");
   collective_check(comm, !o.input.empty(), "--input is required");
   collective_check(comm, !o.output.empty(), "--output is required");
   collective_check(comm, o.output != o.input, "--output must not be the input file");
@@ -138,6 +140,7 @@ std::string problem_key(const LearnOptions& o, const LocalRows& data, std::uint6
     << " balance_every=" << o.solver.balance_every;
   if (o.support != "ann") k << " support=" << o.support;  // absent from older checkpoints
   if (o.order != "input") k << " order=" << o.order;      // node ids of the checkpoint
+  if (o.solver.solver != "fbf") k << " solver=" << o.solver.solver;  // meaning of the duals
   return k.str();
 }
 
@@ -529,6 +532,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
       add("alpha", s.alpha);
       add("beta", s.beta);
       add("delta", s.delta);
+      add("solver", o.solver.solver);
       add_iterations();
       add("rel_change_dual", s.solver.rel_change_dual);
       add("step", o.solver.step);
@@ -590,6 +594,7 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
     if (o.model == "soft") std::printf("  mu                 %.6g%s\n", s.mu, o.mu > 0 ? "" : " (default)");
     if (daitch && s.project_dim > 0)
       std::printf("  features           projected to %d dimensions\n", s.project_dim);
+    if (log_model) std::printf("  solver             %s\n", o.solver.solver.c_str());
     if (log_model)
       std::printf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)\n",
                   s.solver.iterations, s.solver.converged ? "converged" : "NOT converged",

@@ -123,6 +123,40 @@ if 1 in graphs and p is not None and p.returncode == 0:
 else:
     check("--order input gives the graph of --order locality", False, p.stderr if p else "timeout")
 
+# --solver fdpg: the graph of fbf (default tol), the solver recorded; a checkpointed fdpg run
+# resumed on 3 ranks ends near the uninterrupted one; unknown solvers are refused.
+fdpg = os.path.join(tmp, "fdpg.h5")
+p = run(2, "learn", "--input", data, "--output", fdpg, "--k", 6, "--ann", "exact",
+        "--recall-sample", 50, "--quiet", "--solver", "fdpg")
+if 1 in graphs and p is not None and p.returncode == 0:
+    W, Wf, gf = graphs[1][0], load(fdpg)[0], load(fdpg)[1]
+    rel = abs(W - Wf).sum() / abs(W).sum()
+    text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+    check("--solver fdpg gives the graph of fbf", rel < 1e-3 and gf["converged"] == 1 and
+          text(gf["solver"]) == "fdpg" and text(graphs[1][1]["solver"]) == "fbf", rel)
+    ck = os.path.join(tmp, "fdpg-ck.h5")
+    p1 = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "fdpg-part.h5"), "--k", 6,
+             "--ann", "exact", "--recall-sample", 50, "--quiet", "--solver", "fdpg",
+             "--checkpoint", ck, "--checkpoint-every", 20, "--max-iter", 30)
+    p2 = run(3, "learn", "--input", data, "--output", os.path.join(tmp, "fdpg-res.h5"), "--k", 6,
+             "--ann", "exact", "--recall-sample", 50, "--quiet", "--solver", "fdpg",
+             "--resume", ck)
+    p3 = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "fdpg-fbf.h5"), "--k", 6,
+             "--ann", "exact", "--recall-sample", 50, "--quiet", "--resume", ck)
+    ok = all(q is not None for q in (p1, p2, p3)) and p1.returncode == 0 and p2.returncode == 0
+    if ok:
+        Wr, gr = load(os.path.join(tmp, "fdpg-res.h5"))[:2]
+        rel = abs(Wf - Wr).sum() / abs(Wf).sum()
+        ok = rel < 1e-4 and gr["iterations"] > 20
+    check("fdpg checkpoint resumed on 3 ranks", ok, p2.stderr if p2 else "timeout")
+    check("fdpg checkpoint refused by fbf", p3 is not None and p3.returncode != 0 and
+          "other parameters" in p3.stderr, p3.stderr if p3 else "timeout")
+else:
+    check("--solver fdpg gives the graph of fbf", False, p.stderr if p else "timeout")
+p = run(1, "learn", "--input", data, "--output", os.path.join(tmp, "bad.h5"), "--solver", "newton")
+check("unknown --solver refused", p is not None and p.returncode != 0 and "--solver" in p.stderr,
+      p.stderr if p else "timeout")
+
 # Determinism: the same run twice gives identical arrays.
 p1 = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "d1.h5"), "--k", 5, "--quiet")
 p2 = run(2, "learn", "--input", data, "--output", os.path.join(tmp, "d2.h5"), "--k", 5, "--quiet")

@@ -1,10 +1,12 @@
 #pragma once
-// The log model (seed eq. 3 and 5) on a fixed allowed edge set, solved with the
-// forward-backward-forward primal-dual iteration (Komodakis & Pesquet 2015; Kalofolias 2016
-// Alg. 1) with alpha = beta = 1 on theta * z (seed Prop. 1).
+// The log model (seed eq. 3 and 5) on a fixed allowed edge set, with alpha = beta = 1 on
+// theta * z (seed Prop. 1), solved with the forward-backward-forward primal-dual iteration
+// (Komodakis & Pesquet 2015; Kalofolias 2016 Alg. 1; "fbf", the reference) or with FISTA on the
+// dual (Saboksayr & Mateos 2021; "fdpg", src/learn/fdpg.cpp).
 #include <csignal>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"
@@ -13,11 +15,14 @@
 namespace lsgl {
 
 struct SolverParams {
-  double tol = 1e-5;       // on the relative change of primal and dual variables
+  std::string solver = "fbf";  // fbf (reference) or fdpg
+  // fbf: on the relative change of primal and dual variables; fdpg: on the relative change of
+  // the dual and the KKT residual ||lambda .* (S w) - 1|| / sqrt(n)
+  double tol = 1e-5;
   int max_iterations = 1000;
-  double step = 0.9;       // gamma = step / (2 beta + ||S||/c), step in (0, 1)
+  double step = 0.9;       // fbf: gamma = step / (2 beta + ||S||/c), step in (0, 1)
   int norm_iterations = 30;  // power iterations for ||S||
-  // c > 0: the iteration runs on the equivalent problem with S/c in place of S (the log term
+  // fbf only (fdpg is invariant to this scaling). c > 0: the iteration runs on the equivalent problem with S/c in place of S (the log term
   // only changes by a constant), which balances primal and dual progress; c = 1 is the
   // reference iteration. 0 asks the caller to choose (see estimate_dual_scale).
   double dual_scale = 1.0;
@@ -31,7 +36,9 @@ struct SolverParams {
   const volatile std::sig_atomic_t* interrupt = nullptr;
 };
 
-// Everything needed to continue the iteration exactly where it was (local parts).
+// Everything needed to continue the iteration exactly where it was (local parts). fdpg: w is
+// w*(lambda), v the dual lambda (> 0), dual_scale 1 and rescales 0; a resumed fdpg restarts its
+// momentum from lambda, so it is the same iteration only up to that restart.
 struct SolverState {
   std::vector<double> w;  // per local edge
   std::vector<double> v;  // per local node (dual, on S/c)
@@ -63,12 +70,14 @@ struct SolverReport {
   // arrays), for the effective bandwidth; and the wall time of the iterations.
   std::int64_t bytes_moved_per_iteration = 0;
   double iteration_seconds = 0.0;
-  double final_dual_scale = 1.0;  // c after residual balancing
+  double final_dual_scale = 1.0;  // c after residual balancing (fdpg: 1)
   int rescales = 0;
+  int restarts = 0;  // fdpg: momentum restarts in this call
 };
 
 // Called on every rank after each iteration, with a function that captures the current state
-// (for checkpoints); returning true stops the iteration (collectively: the caller must decide
+// (for checkpoints; with fdpg the capture is collective: call it on every rank or on none);
+// returning true stops the iteration (collectively: the caller must decide
 // the same on every rank, e.g. from IterationInfo only).
 using IterationCallback =
     std::function<bool(const IterationInfo&, const std::function<SolverState()>& capture)>;
@@ -86,10 +95,20 @@ double estimate_dual_scale(MPI_Comm comm, const Candidates& cand, double theta);
 
 // Collective. Learns w >= 0 (one per local edge, alpha = beta = 1) for scaled distances
 // tz = theta * z (one per local edge), from w = 0, v = 0 or from `start` (a state captured by an
-// earlier run on the same edges, possibly on another number of ranks and redistributed).
+// earlier run of the same solver on the same edges, possibly on another number of ranks and
+// redistributed), with the solver params.solver (CollectiveError for another name).
 std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& tz,
                               const SolverParams& params, SolverReport& report,
                               const IterationCallback& on_iteration = nullptr,
                               const SolverState* start = nullptr);
+
+// Collective. learn_log with FISTA on the dual (fdpg): from lambda = 1 or from start->v. Uses
+// tol, max_iterations, norm_iterations and interrupt of params; fills every SolverReport field
+// (gamma: the step 1/L; rel_change_primal: the KKT residual; rel_change_dual: the relative
+// change of lambda).
+std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<double>& tz,
+                                   const SolverParams& params, SolverReport& report,
+                                   const IterationCallback& on_iteration = nullptr,
+                                   const SolverState* start = nullptr);
 
 }  // namespace lsgl
