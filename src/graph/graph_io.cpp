@@ -1,14 +1,10 @@
 #include "lsgl/graph/graph_io.hpp"
 
 #include <algorithm>
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <numeric>
 
 #include "lsgl/io/h5.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 
 namespace lsgl {
@@ -82,26 +78,6 @@ std::vector<double> row_sums(const LocalCsr& m) {
   return s;
 }
 
-std::string temporary_name(const std::string& path) { return path + ".partial"; }
-
-void check_writable(MPI_Comm comm, const std::string& path) {
-  std::string message;
-  if (comm_rank(comm) == 0) {
-    const std::string tmp = temporary_name(path);
-    struct stat st {};
-    std::FILE* f = nullptr;
-    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      message = "output '" + path + "' exists and is not a regular file";
-    } else if (!(f = std::fopen(tmp.c_str(), "wb"))) {
-      message = "cannot write output '" + path + "': " + std::strerror(errno);
-    } else {
-      std::fclose(f);
-      std::remove(tmp.c_str());
-    }
-  }
-  collective_check(comm, message.empty(), message);
-}
-
 void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs) {
   for (const auto& [name, value] : attrs) {
     std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, value);
@@ -110,22 +86,11 @@ void set_attributes(const h5::File& f, const std::string& obj, const Attributes&
 
 void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
                            const std::function<void(const h5::File&)>& write) {
-  const std::string tmp = temporary_name(path);
-  const int rank = comm_rank(comm);
-  try {
+  write_atomically(comm, path, [&](const std::string& tmp) {
     h5::File f = h5::create(comm, tmp);
     write(f);
     f.close();
-  } catch (...) {
-    if (rank == 0) std::remove(tmp.c_str());
-    throw;
-  }
-  std::string message;
-  if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    message = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-  }
-  collective_check(comm, message.empty(), message);
+  });
 }
 
 void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,

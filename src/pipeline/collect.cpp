@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "lsgl/io/h5.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 
@@ -366,27 +367,9 @@ CollectReport collect_on_root(const CollectOptions& o) {
     report.tasks.push_back(c);
   }
 
-  // Written to CSV.partial and renamed: a failed write leaves no half-written table. The rename
-  // would replace whatever is at the name, so only a regular file (or nothing) is replaced.
-  struct stat st{};
-  if (stat(o.csv.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw std::runtime_error("cannot write '" + o.csv + "': not a regular file");
-  const std::string tmp = o.csv + ".partial";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error("cannot write '" + o.csv + "': " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    const int e = written ? errno : write_errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write '" + o.csv + "': " + std::strerror(e));
-  }
-  if (std::rename(tmp.c_str(), o.csv.c_str()) != 0) {
-    const int e = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename '" + tmp + "' to '" + o.csv + "': " + std::strerror(e));
-  }
+  // Written through a unique temporary file renamed on success: a failed write leaves no
+  // half-written table, and only a regular file (or nothing) is replaced.
+  write_atomically_local(o.csv, [&](const std::string& tmp) { write_text(tmp, text, o.csv); });
   return report;
 }
 
