@@ -19,6 +19,7 @@
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl {
@@ -52,7 +53,13 @@ std::int64_t task_number(const std::string& path) {
 
 bool has_wildcard(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
-// Files matching the patterns; a name without wildcards is kept even when it does not exist.
+// A temporary file of a run still writing (or killed): PATH.partial or PATH.partial.<suffix>.
+bool is_temporary(const std::string& path) {
+  return base_name(path).find(".partial") != std::string::npos;
+}
+
+// Files matching the patterns, without temporary files; a name without wildcards is kept even
+// when it does not exist.
 std::vector<std::string> expand(const std::vector<std::string>& patterns) {
   std::set<std::string> files;
   for (const auto& p : patterns) {
@@ -63,7 +70,8 @@ std::vector<std::string> expand(const std::vector<std::string>& patterns) {
     glob_t g{};
     const int rc = glob(p.c_str(), 0, nullptr, &g);
     if (rc == 0)
-      for (std::size_t i = 0; i < g.gl_pathc; ++i) files.insert(g.gl_pathv[i]);
+      for (std::size_t i = 0; i < g.gl_pathc; ++i)
+        if (!is_temporary(g.gl_pathv[i])) files.insert(g.gl_pathv[i]);
     globfree(&g);
     if (rc != 0 && rc != GLOB_NOMATCH) throw std::runtime_error("cannot expand '" + p + "'");
   }
@@ -244,9 +252,34 @@ LogInfo read_log(const std::string& path) {
   return info;
 }
 
+// Throws when the CSV would overwrite one of the files read.
+void check_csv_is_not_an_input(const std::string& csv, const std::vector<std::string>& inputs) {
+  for (const auto& in : inputs)
+    if (same_file(csv, in))
+      throw std::runtime_error("--csv '" + csv + "' is the same file as the input '" + in +
+                               "'; it would be overwritten");
+}
+
+// Throws when two outputs carry the same task number ("g-1.h5" and "g-01.h5").
+void check_one_output_per_task(const std::vector<std::string>& outputs) {
+  std::map<std::int64_t, std::string> first;
+  for (const auto& path : outputs) {
+    const std::int64_t t = task_number(path);
+    if (t < 0) continue;
+    const auto [it, fresh] = first.emplace(t, path);
+    if (!fresh)
+      throw std::runtime_error("task " + std::to_string(t) + " has two outputs: '" + it->second +
+                               "' and '" + path + "'");
+  }
+}
+
 CollectReport collect_on_root(const CollectOptions& o) {
   const std::vector<std::string> outputs = expand(o.outputs);
   const std::vector<std::string> logs = expand(o.logs);
+  check_csv_is_not_an_input(o.csv, outputs);
+  check_csv_is_not_an_input(o.csv, logs);
+  if (!o.table.empty()) check_csv_is_not_an_input(o.csv, {o.table});
+  check_one_output_per_task(outputs);
   Table table;
   if (!o.table.empty()) table = read_table(o.table);
   if (outputs.empty() && logs.empty() && o.expect < 0 && o.table.empty())

@@ -8,6 +8,7 @@
 #include "lsgl/dpcd/baselines.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"
 
 namespace lsgl {
@@ -189,6 +190,7 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
 std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt) {
   const bool talk = comm_rank(comm) == 0 && !opt.quiet;
   validate(comm, opt);
+  check_distinct_files(comm, {{"--graph", opt.graph}}, {{"--output", opt.output}});
   if (!opt.output.empty()) check_writable(comm, opt.output);
   GraphInputReport input;
   dpcd::FixedPointGraph g;

@@ -16,6 +16,7 @@
 #include "lsgl/learn/projection.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"
 
 namespace lsgl {
@@ -131,6 +132,11 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   const bool talk = comm_rank(comm) == 0 && !o.quiet;
   const double t_start = MPI_Wtime();
   validate(comm, o);
+  // --checkpoint may name the --resume file: it is read whole before the first checkpoint.
+  check_distinct_files(comm, {{"--input", o.input}, {"--resume", o.resume}},
+                       {{"--output", o.output}});
+  check_distinct_files(comm, {{"--input", o.input}},
+                       {{"--output", o.output}, {"--checkpoint", o.checkpoint}});
   check_writable(comm, o.output);
   if (!o.checkpoint.empty()) check_writable(comm, o.checkpoint);
   LearnSummary s;
