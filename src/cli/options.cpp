@@ -1,6 +1,11 @@
 #include "options.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -16,6 +21,38 @@ void add_common_options(po::options_description& desc) {
       "config", po::value<std::string>(),
       "INI-style file of 'option = value' lines (the command line overrides it)");
 }
+
+namespace {
+
+// Reads `file` (a regular file; a directory or a read error is an error, not an empty file).
+void store_config_file(const std::string& file, const po::options_description& desc,
+                       po::variables_map& vm) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0)
+    throw std::runtime_error("cannot read config file '" + file + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw std::runtime_error("cannot read config file '" + file + "': not a regular file");
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read config file '" + file + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::runtime_error("cannot read config file '" + file + "'");
+  po::store(parse_config_text(text.str(), desc), vm);
+}
+
+// Every floating-point option must be a finite number (Boost reads "inf" and "nan").
+void check_finite(const po::variables_map& vm) {
+  for (const auto& [key, value] : vm) {
+    const double* x = boost::any_cast<double>(&value.value());
+    if (x && !std::isfinite(*x)) {
+      std::ostringstream s;
+      s << "--" << key << " must be a finite number (got " << *x << ")";
+      throw std::runtime_error(s.str());
+    }
+  }
+}
+
+}  // namespace
 
 Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
              const po::options_description& desc) {
@@ -38,14 +75,10 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
       after_petsc_option = false;
     }
     po::store(parsed, p.vm);
-    if (p.vm.count("config")) {
-      const std::string file = p.vm["config"].as<std::string>();
-      std::ifstream in(file);
-      if (!in) throw std::runtime_error("cannot read config file '" + file + "'");
-      po::store(po::parse_config_file(in, desc, false), p.vm);
-    }
+    if (p.vm.count("config")) store_config_file(p.vm["config"].as<std::string>(), desc, p.vm);
     p.help = p.vm.count("help") > 0;
     if (!p.help) po::notify(p.vm);
+    check_finite(p.vm);
   });
   return p;
 }

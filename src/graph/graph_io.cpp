@@ -1,6 +1,7 @@
 #include "lsgl/graph/graph_io.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "lsgl/io/h5.hpp"
@@ -93,8 +94,30 @@ void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
   });
 }
 
+void check_finite_output(MPI_Comm comm, const LocalCsr& m, const std::vector<double>& degree,
+                         const Attributes& attrs) {
+  std::string message;
+  for (std::int64_t r = 0; r < m.local_rows() && message.empty(); ++r) {
+    if (!std::isfinite(degree[r]))
+      message = "degree of node " + std::to_string(m.begin + r) + " is not finite";
+    for (std::int64_t e = m.indptr[r]; e < m.indptr[r + 1] && message.empty(); ++e)
+      if (!std::isfinite(m.data[e]))
+        message = "weight (" + std::to_string(m.begin + r) + ", " + std::to_string(m.indices[e]) +
+                  ") is not finite";
+  }
+  for (const auto& [name, value] : attrs)
+    if (message.empty() && std::holds_alternative<double>(value) &&
+        !std::isfinite(std::get<double>(value)))
+      message = "attribute '" + name + "' is not finite";
+  collective_check(comm, message.empty(), "graph not written: the " + message + " (NaN or Inf)");
+}
+
 void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
                  const Attributes& graph_attrs, const Attributes& file_attrs) {
+  const std::vector<double> degree = row_sums(m);
+  Attributes attrs(graph_attrs);
+  attrs.insert(attrs.end(), file_attrs.begin(), file_attrs.end());
+  check_finite_output(comm, m, degree, attrs);
   write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     const int rank = comm_rank(comm);
     h5::ensure_group(f, "/graph");
@@ -108,7 +131,7 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
     h5::write_1d(f, "/graph/indptr", indptr, m.begin, m.n + 1);
     h5::write_1d(f, "/graph/indices", m.indices, nnz_offset, nnz);
     h5::write_1d(f, "/graph/data", m.data, nnz_offset, nnz);
-    h5::write_1d(f, "/graph/degree", row_sums(m), m.begin, m.n);
+    h5::write_1d(f, "/graph/degree", degree, m.begin, m.n);
     set_attributes(f, "/graph", graph_attrs);
     set_attributes(f, "/", file_attrs);
   });

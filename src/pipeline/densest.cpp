@@ -204,7 +204,7 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
                 input.format.c_str(), input.weighted ? "weighted" : "unweighted");
   }
   const std::string note = input.note();
-  if (comm_rank(comm) == 0 && !note.empty()) std::printf("  note: %s\n", note.c_str());
+  if (talk && !note.empty()) std::printf("  note: %s\n", note.c_str());
   for (auto k : opt.sizes)
     collective_check(comm, k <= g.n(),
                      "--size " + std::to_string(k) + " exceeds the number of nodes n = " +

@@ -41,8 +41,14 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
 // Row sums of the local rows. Local.
 std::vector<double> row_sums(const LocalCsr& m);
 
+// Collective. Refuses (CollectiveError on every rank, naming the first offender) a graph with a
+// NaN or infinite weight, degree or double attribute.
+void check_finite_output(MPI_Comm comm, const LocalCsr& m, const std::vector<double>& degree,
+                         const Attributes& attrs);
+
 // Collective. Writes the graph to `path` through a temporary file renamed on success; nothing is
-// left at `path` or at the temporary name on failure. `graph_attrs` go on /graph, `file_attrs`
+// left at `path` or at the temporary name on failure. A non-finite value refuses the write
+// (check_finite_output). `graph_attrs` go on /graph, `file_attrs`
 // on the root group.
 void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
                  const Attributes& graph_attrs, const Attributes& file_attrs);
