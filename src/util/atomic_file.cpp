@@ -2,12 +2,14 @@
 #include "lsgl/util/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 #include <stdexcept>
 
@@ -52,11 +54,62 @@ void keep_previous(const std::string& path) {
                              "': " + errno_text());
 }
 
+// What is at a path: nothing, or a file (device and inode).
+struct Identity {
+  bool exists = false;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const Identity& o) const {
+    return exists == o.exists && (!exists || (dev == o.dev && ino == o.ino));
+  }
+};
+
+Identity identity_of(const std::string& path) {
+  struct stat st {};
+  Identity id;
+  if (stat(path.c_str(), &st) == 0) id = {true, st.st_dev, st.st_ino};
+  return id;
+}
+
+// Per output path checked by check_writable: what this run expects at the path when it
+// commits (what was there when it started, then what it wrote itself).
+std::map<std::string, Identity>& expected_at() {
+  static std::map<std::string, Identity> m;
+  return m;
+}
+
+// An exclusive flock on the directory of `path` for the lifetime of the object (none if the
+// directory cannot be opened), so that the check and the rename of two runs do not interleave.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::string& path) {
+    const std::size_t slash = path.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ >= 0) flock(fd_, LOCK_EX);
+  }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+  ~DirectoryLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
 void commit(const std::string& tmp, const std::string& path, const AtomicWriteOptions& o) {
+  const DirectoryLock lock(path);
   refuse_non_regular(path);
+  const auto expected = expected_at().find(path);
+  const Identity now = identity_of(path);  // removed meanwhile: nothing to lose
+  if (expected != expected_at().end() && now.exists && !(now == expected->second))
+    throw std::runtime_error("'" + path + "' was written by another run after this one started; "
+                             "it is kept and this run's output is discarded");
   if (o.keep_previous) keep_previous(path);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " + errno_text());
+  if (expected != expected_at().end()) expected->second = identity_of(path);
 }
 
 }  // namespace
@@ -74,7 +127,7 @@ std::string create_unique_temporary(const std::string& path) {
       return name;
     }
     if (errno != EEXIST || attempt == 8)
-      throw std::runtime_error("cannot write output '" + path + "': " + errno_text());
+      throw std::runtime_error("cannot create '" + path + "' (its temporary file): " + errno_text());
   }
 }
 
@@ -83,6 +136,7 @@ void check_writable(MPI_Comm comm, const std::string& path) {
     if (comm_rank(comm) != 0) return;
     const std::string probe = create_unique_temporary(path);
     ::unlink(probe.c_str());
+    expected_at()[path] = identity_of(path);
   });
 }
 
