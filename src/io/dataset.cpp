@@ -131,9 +131,9 @@ void check_data_size(const Reader& r, const RawArray& a, const std::string& path
   }
   const int64_t size = r.plain_size();
   if (size >= 0 && a.data_offset + total > size)
-    throw std::runtime_error(quoted(path) + " is truncated: its header says shape " +
-                             shape_string(a.shape) + " (" + std::to_string(total) +
-                             " bytes of data) but the file holds " +
+    throw std::runtime_error(quoted(path) + " is truncated: it is shorter than its header says " +
+                             "(shape " + shape_string(a.shape) + "): " + std::to_string(total) +
+                             " bytes of data, the file holds " +
                              std::to_string(std::max<int64_t>(size - a.data_offset, 0)));
 }
 
