@@ -137,6 +137,25 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
   });
 }
 
+namespace {
+
+// Collective. This rank's slice of /graph/indptr must be non-decreasing and within the
+// /graph/indices array (checked before the entries are allocated and read).
+void check_indptr(MPI_Comm comm, const LocalCsr& m, std::int64_t nnz, const std::string& path) {
+  std::string message;
+  for (std::size_t r = 0; r < m.indptr.size() && message.empty(); ++r) {
+    if (m.indptr[r] < 0 || m.indptr[r] > nnz)
+      message = "'" + path + "': /graph/indptr[" + std::to_string(m.begin + r) + "] = " +
+                std::to_string(m.indptr[r]) + " is outside [0, " + std::to_string(nnz) + "]";
+    else if (r > 0 && m.indptr[r] < m.indptr[r - 1])
+      message = "'" + path + "': /graph/indptr decreases at row " +
+                std::to_string(m.begin + r - 1) + " (it must be non-decreasing)";
+  }
+  collective_check(comm, message.empty(), message);
+}
+
+}  // namespace
+
 LocalCsr read_graph(MPI_Comm comm, const std::string& path) {
   h5::File f = h5::open_read(comm, path);
   const std::int64_t n = h5::length_1d(f, "/graph/indptr") - 1;
@@ -147,6 +166,7 @@ LocalCsr read_graph(MPI_Comm comm, const std::string& path) {
   m.n = n;
   m.begin = part.begin(rank);
   m.indptr = h5::read_1d<std::int64_t>(f, "/graph/indptr", m.begin, part.count(rank) + 1);
+  check_indptr(comm, m, h5::length_1d(f, "/graph/indices"), path);
   const std::int64_t start = m.indptr.front(), count = m.indptr.back() - start;
   m.indices = h5::read_1d<std::int64_t>(f, "/graph/indices", start, count);
   m.data = h5::read_1d<double>(f, "/graph/data", start, count);
