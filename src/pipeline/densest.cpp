@@ -1,6 +1,7 @@
 #include "lsgl/pipeline/densest.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -91,6 +92,11 @@ Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
 
 void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s) {
   const int rank = comm_rank(comm);
+  bool finite = std::isfinite(s.stats.density) && std::isfinite(s.stats.weight_inside);
+  for (double v : s.objective) finite = finite && std::isfinite(v);
+  collective_check(comm, finite,
+                   "subgraph not written: its weight is not a finite double (the weights sum "
+                   "past DBL_MAX); scale them down");
   write_hdf5_atomically(comm, o.output, [&](const h5::File& f) {
     h5::ensure_group(f, "/subgraph");
     const auto local = static_cast<std::int64_t>(s.members.size());
