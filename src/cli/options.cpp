@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl::cli {
@@ -52,6 +53,20 @@ void check_finite(const po::variables_map& vm) {
   }
 }
 
+// The --config file is an input of every command: no output option may name it.
+void check_config_not_an_output(const po::variables_map& vm) {
+  if (!vm.count("config")) return;
+  const std::string config = vm["config"].as<std::string>();
+  for (const char* option : {"output", "checkpoint", "json", "embedding", "csv"}) {
+    const std::string* out = vm.count(option) ? boost::any_cast<std::string>(&vm[option].value())
+                                              : nullptr;
+    if (out && !out->empty() && same_file(*out, config))
+      throw std::runtime_error("--" + std::string(option) + " '" + *out +
+                               "' is the same file as the input --config '" + config +
+                               "'; it would be overwritten");
+  }
+}
+
 }  // namespace
 
 Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
@@ -79,6 +94,7 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
     p.help = p.vm.count("help") > 0;
     if (!p.help) po::notify(p.vm);
     check_finite(p.vm);
+    check_config_not_an_output(p.vm);
   });
   return p;
 }

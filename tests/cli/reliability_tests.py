@@ -318,6 +318,10 @@ expect_failure("densest: a subgraph weight past DBL_MAX is not written as Inf",
                    "peel", "--output", path("dens-inf.h5"), "--quiet"), "not a finite double")
 
 # --- (6) smaller --------------------------------------------------------------------------------
+conf = write("learn.conf", b"k = 5\n")
+expect_failure("identity: --output the --config file",
+               run(*base, "--input", data, "--config", conf, "--output", "./learn.conf", cwd=tmp),
+               "same file", {conf: digest(conf)})
 expect_failure("config: --config naming a directory",
                run(*learn, "--input", data, "--output", path("o.h5"), "--config", path("sub")),
                "not a regular file")
