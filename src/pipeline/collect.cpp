@@ -1,11 +1,9 @@
 #include "lsgl/pipeline/collect.hpp"
 
 #include <glob.h>
-#include <sys/stat.h>
 #include <hdf5.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
 #include <cstdio>
 #include <cstdint>
