@@ -20,15 +20,17 @@ import subprocess
 import sys
 import tempfile
 import time
+import functools
 
 import h5py
 import numpy as np
 
 LSGL, MPIEXEC, RANKS = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-TIMEOUT = 120
+TIMEOUT = 300
 failures = []
 passed = 0
 t_start = time.time()
+print = functools.partial(print, flush=True)  # progress visible when run under ctest
 tmp = tempfile.mkdtemp(prefix=f"lsgl-rel-np{RANKS}-")
 
 
