@@ -4,6 +4,7 @@
 
 #include "commands_impl.hpp"
 #include "lsgl/io/generate.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "options.hpp"
@@ -60,6 +61,7 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
     return 0;
   }
   collective_check(comm, !output.empty(), "--output is required");
+  check_writable(comm, output);
   m.seed = b.seed;
   if (kind == "blobs") {
     collective_check(comm, b.n >= 1 && b.d >= 1 && b.clusters >= 1 && b.latent_dim >= 0,

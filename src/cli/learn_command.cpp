@@ -168,6 +168,8 @@ int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
   o = finish(o);
   collective_check(comm, !o.input.empty(), "--input is required");
   collective_check(comm, o.k >= 1, "--k must be at least 1");
+  collective_check(comm, o.r >= 1.0 && o.r * o.k <= 1e6,
+                   "--r must be at least 1 and r*k at most 1e6 candidates per node");
   const LocalRows data = read_dataset(comm, o.input, o.dataset);
   const int m = static_cast<int>(std::lround(o.r * o.k));
   collective_check(comm, data.n > m && m > o.k,

@@ -1,12 +1,18 @@
 #include "options.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl::cli {
@@ -16,6 +22,52 @@ void add_common_options(po::options_description& desc) {
       "config", po::value<std::string>(),
       "INI-style file of 'option = value' lines (the command line overrides it)");
 }
+
+namespace {
+
+// Reads `file` (a regular file; a directory or a read error is an error, not an empty file).
+void store_config_file(const std::string& file, const po::options_description& desc,
+                       po::variables_map& vm) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0)
+    throw std::runtime_error("cannot read config file '" + file + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw std::runtime_error("cannot read config file '" + file + "': not a regular file");
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read config file '" + file + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::runtime_error("cannot read config file '" + file + "'");
+  po::store(parse_config_text(text.str(), desc), vm);
+}
+
+// Every floating-point option must be a finite number (Boost reads "inf" and "nan").
+void check_finite(const po::variables_map& vm) {
+  for (const auto& [key, value] : vm) {
+    const double* x = boost::any_cast<double>(&value.value());
+    if (x && !std::isfinite(*x)) {
+      std::ostringstream s;
+      s << "--" << key << " must be a finite number (got " << *x << ")";
+      throw std::runtime_error(s.str());
+    }
+  }
+}
+
+// The --config file is an input of every command: no output option may name it.
+void check_config_not_an_output(const po::variables_map& vm) {
+  if (!vm.count("config")) return;
+  const std::string config = vm["config"].as<std::string>();
+  for (const char* option : {"output", "checkpoint", "json", "embedding", "csv"}) {
+    const std::string* out = vm.count(option) ? boost::any_cast<std::string>(&vm[option].value())
+                                              : nullptr;
+    if (out && !out->empty() && same_file(*out, config))
+      throw std::runtime_error("--" + std::string(option) + " '" + *out +
+                               "' is the same file as the input --config '" + config +
+                               "'; it would be overwritten");
+  }
+}
+
+}  // namespace
 
 Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
              const po::options_description& desc) {
@@ -38,14 +90,11 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
       after_petsc_option = false;
     }
     po::store(parsed, p.vm);
-    if (p.vm.count("config")) {
-      const std::string file = p.vm["config"].as<std::string>();
-      std::ifstream in(file);
-      if (!in) throw std::runtime_error("cannot read config file '" + file + "'");
-      po::store(po::parse_config_file(in, desc, false), p.vm);
-    }
+    if (p.vm.count("config")) store_config_file(p.vm["config"].as<std::string>(), desc, p.vm);
     p.help = p.vm.count("help") > 0;
     if (!p.help) po::notify(p.vm);
+    check_finite(p.vm);
+    check_config_not_an_output(p.vm);
   });
   return p;
 }

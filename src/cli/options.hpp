@@ -26,6 +26,10 @@ void add_common_options(po::options_description& desc);
 Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
              const po::options_description& desc);
 
+// Local. Parses the text of a config file ("option = value" lines, '#' comments) against
+// `desc`; throws a Boost.Program_options error on a malformed or unknown line.
+po::parsed_options parse_config_text(const std::string& text, const po::options_description& desc);
+
 // "key = value" lines for every option in vm, sorted by key (the effective configuration).
 std::string effective_configuration(const po::variables_map& vm);
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "lsgl/dpcd/baselines.hpp"
 #include "lsgl/dpcd/select.hpp"
@@ -52,6 +54,12 @@ class MemberSet {
   std::vector<std::int64_t> slots_;
 };
 
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
 // Stored entries in the rows of this rank's `members`.
 std::int64_t row_entries(const FixedPointGraph& g, const std::vector<std::int64_t>& members) {
   std::int64_t n = 0;
@@ -75,13 +83,23 @@ FixedPointGraph make_fixed_point(MPI_Comm comm, LocalCsr rows) {
   wmin = -allreduce_max_double(comm, -wmin);
   g.nnz = allreduce_sum(comm, static_cast<std::int64_t>(g.rows.indices.size()));
   g.unit_weights = g.nnz == 0 || wmax == wmin;
-  // x^T W x <= sum of all weights <= wmax * nnz < 2^60 / 4 after scaling.
-  const double bound = std::max(wmax, 1e-300) * static_cast<double>(std::max<std::int64_t>(g.nnz, 1));
-  g.bits = 58 - (std::ilogb(bound) + 1);
+  // x^T W x <= sum of all weights <= wmax * nnz < 2^60 / 4 after scaling. With wmax = m 2^e
+  // (1 <= m < 2), log2(wmax * nnz) = e + log2(m * nnz): no overflow for weights near DBL_MAX,
+  // and w * 2^bits is formed directly (2^bits alone overflows for weights near 1e-300).
+  const int e = std::ilogb(wmax > 0 ? wmax : 1.0);
+  const double m = std::scalbn(wmax > 0 ? wmax : 1.0, -e);
+  g.bits = 58 - (e + std::ilogb(m * static_cast<double>(std::max<std::int64_t>(g.nnz, 1))) + 1);
   g.q.resize(g.rows.data.size());
-  const double scale = std::ldexp(1.0, g.bits);  // exact power of two
-  for (std::size_t e = 0; e < g.q.size(); ++e)
-    g.q[e] = static_cast<std::int64_t>(std::llround(g.rows.data[e] * scale));
+  std::int64_t lost = 0;  // positive weights too small to keep a fixed-point bit
+  for (std::size_t e = 0; e < g.q.size(); ++e) {
+    g.q[e] = static_cast<std::int64_t>(std::llround(std::ldexp(g.rows.data[e], g.bits)));
+    if (g.q[e] == 0 && g.rows.data[e] > 0) ++lost;
+  }
+  lost = allreduce_sum(comm, lost);
+  collective_check(comm, lost == 0,
+                   std::to_string(lost) + " weights are below 2^-58 of the largest weight times "
+                   "the number of entries and would be zero in the fixed-point arithmetic "
+                   "(weights from " + short_number(wmin) + " to " + short_number(wmax) + ")");
   g.degree.assign(g.local_rows(), 0);
   for (std::int64_t r = 0; r < g.local_rows(); ++r)
     for (std::int64_t e = g.rows.indptr[r]; e < g.rows.indptr[r + 1]; ++e) g.degree[r] += g.q[e];

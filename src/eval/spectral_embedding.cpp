@@ -146,9 +146,7 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
 
 void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e, const LocalCsr& m,
                      const std::string& graph, LaplacianKind kind) {
-  const std::string tmp = temporary_name(path);
-  try {
-    h5::File f = h5::create(comm, tmp);
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/embedding");
     h5::write_2d(f, "/embedding/vectors", e.vectors, m.begin, m.n, e.m);
     const bool root = comm_rank(comm) == 0;
@@ -165,15 +163,7 @@ void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e,
     h5::set_attr(f, "/embedding", "solver", e.solver);
     h5::set_attr(f, "/", "lsgl_version", std::string(LSGL_VERSION));
     h5::set_attr(f, "/", "git_commit", std::string(LSGL_GIT_COMMIT));
-    f.close();
-  } catch (...) {
-    if (comm_rank(comm) == 0) std::remove(tmp.c_str());
-    throw;
-  }
-  int ok = 1;
-  if (comm_rank(comm) == 0) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-  collective_check(comm, ok, "cannot rename '" + tmp + "' to '" + path + "'");
+  });
 }
 
 }  // namespace lsgl

@@ -17,13 +17,12 @@
 #include <type_traits>
 
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl {
 
 namespace {
-
-constexpr std::int64_t kMaxNodes = std::int64_t(1) << 36;
 
 std::string fmt_count(std::int64_t v) { return std::to_string(v); }
 
@@ -363,98 +362,6 @@ LocalCsr normalize_rows(MPI_Comm comm, LocalCsr m, DuplicateRule rule, GraphInpu
 
 namespace {
 
-struct TextFormat {
-  bool mtx = false;
-  bool pattern = false;        // mtx: no values
-  bool symmetric = false;      // mtx: one triangle stored
-  std::int64_t n = 0;          // mtx: from the size line
-  std::int64_t nnz = 0;        // mtx: entries announced
-  std::int64_t data_start = 0; // byte offset of the first entry line
-  std::int64_t header_lines = 0;
-};
-
-struct ParseState {
-  std::vector<DirectedEntry> out;
-  std::int64_t max_id = -1;
-  std::int64_t lines = 0;      // lines seen (parsed or skipped)
-  bool ok = true;
-  std::int64_t bad_line = 0;   // index among this rank's lines (0-based) or absolute (gz)
-  std::string message;
-};
-
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == ','; }
-
-// Parses a non-negative integer at p (advancing it); false if there is none.
-inline bool parse_id(const char*& p, const char* end, std::int64_t& v) {
-  if (p < end && *p == '+') ++p;
-  if (p >= end || *p < '0' || *p > '9') return false;
-  std::int64_t x = 0;
-  while (p < end && *p >= '0' && *p <= '9') {
-    x = x * 10 + (*p - '0');
-    if (x > (std::int64_t(1) << 50)) return false;
-    ++p;
-  }
-  v = x;
-  return true;
-}
-
-// Parses the complete lines in [p, end). line_base: number of the first line (1-based) when
-// known, else the local index is recorded.
-void parse_lines(const char* p, const char* end, const TextFormat& tf, ParseState& st) {
-  while (p < end && st.ok) {
-    const char* eol = static_cast<const char*>(std::memchr(p, '\n', end - p));
-    if (!eol) eol = end;
-    const char* q = p;
-    while (q < eol && is_space(q[0])) ++q;
-    if (q < eol && *q != '#' && *q != '%') {
-      std::int64_t u = 0, v = 0;
-      double w = 1.0;
-      const char* err = nullptr;
-      if (*q == '-') err = "negative node id";
-      else if (!parse_id(q, eol, u)) err = "expected 'u v [w]'";
-      while (!err && q < eol && is_space(*q)) ++q;
-      if (!err && q < eol && *q == '-') err = "negative node id";
-      if (!err && !parse_id(q, eol, v)) err = "expected 'u v [w]'";
-      while (!err && q < eol && is_space(*q)) ++q;
-      if (!err && q < eol) {
-        if (tf.mtx && tf.pattern) {
-          err = "unexpected value on a pattern Matrix Market line";
-        } else {
-          auto r = std::from_chars(q, eol, w);
-          if (r.ec != std::errc()) {
-            // from_chars does not accept "inf"/"nan" spellings with signs etc. uniformly
-            if (r.ec == std::errc::result_out_of_range) err = "weight out of range";
-            else err = "expected a number as weight";
-          } else {
-            q = r.ptr;
-            while (q < eol && is_space(*q)) ++q;
-            if (q < eol) err = "expected 'u v [w]' (extra fields)";
-          }
-        }
-      } else if (!err && tf.mtx && !tf.pattern) {
-        err = "missing value on a Matrix Market line";
-      }
-      if (!err && !std::isfinite(w)) err = "weight is NaN or infinite";
-      if (!err && w < 0) err = "negative weight";
-      if (!err && tf.mtx) {
-        if (u < 1 || v < 1 || u > tf.n || v > tf.n) err = "index out of range 1..n";
-        --u;
-        --v;
-      }
-      if (!err && (u >= kMaxNodes || v >= kMaxNodes)) err = "node id too large";
-      if (err) {
-        st.ok = false;
-        st.message = err;
-        st.bad_line = st.lines;
-        break;
-      }
-      st.max_id = std::max(st.max_id, std::max(u, v));
-      st.out.push_back({u, v, w});
-    }
-    ++st.lines;
-    p = eol + 1;
-  }
-}
 
 // Reads the first bytes of a file (decompressing gzip). Used for sniffing and headers.
 struct Head {
@@ -464,6 +371,27 @@ struct Head {
   bool hdf5 = false;
   std::string text;  // up to `limit` decompressed bytes
 };
+
+// The HDF5 signature, at byte 0 or after a user block (at 512, 1024, 2048, ... bytes).
+bool has_hdf5_signature(std::FILE* f) {
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  for (long off = 0; off <= (1L << 30); off = off == 0 ? 512 : 2 * off) {
+    unsigned char b[8];
+    if (std::fseek(f, off, SEEK_SET) != 0 || std::fread(b, 1, 8, f) != 8) return false;
+    if (std::memcmp(b, sig, 8) == 0) return true;
+  }
+  return false;
+}
+
+// zlib's verdict on a stream read to its end: empty when it ended cleanly, else why not (a gzip
+// stream cut short or corrupted).
+std::string gz_end_error(gzFile z) {
+  int code = Z_OK;
+  const char* text = gzerror(z, &code);
+  if (code == Z_BUF_ERROR) return "the gzip stream is truncated (unexpected end of file)";
+  if (code != Z_OK) return std::string("decompression failed: ") + text;
+  return "";
+}
 
 Head read_head(const std::string& path, std::size_t limit) {
   Head h;
@@ -475,12 +403,9 @@ Head read_head(const std::string& path, std::size_t limit) {
   h.exists = true;
   unsigned char magic[8] = {0};
   const std::size_t got = std::fread(magic, 1, 8, f);
+  h.hdf5 = has_hdf5_signature(f);
   std::fclose(f);
-  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-  if (got == 8 && std::memcmp(magic, sig, 8) == 0) {
-    h.hdf5 = true;
-    return h;
-  }
+  if (h.hdf5) return h;
   h.gz = got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
   gzFile z = gzopen(path.c_str(), "rb");  // reads plain files too
   if (!z) {
@@ -499,67 +424,6 @@ Head read_head(const std::string& path, std::size_t limit) {
   return h;
 }
 
-// Matrix Market header from the first bytes; sets data_start and header_lines.
-std::string parse_mtx_header(const std::string& text, TextFormat& tf) {
-  std::size_t at = 0;
-  auto next_line = [&](std::string& line) {
-    if (at >= text.size()) return false;
-    std::size_t e = text.find('\n', at);
-    if (e == std::string::npos) {
-      if (text.size() == at) return false;
-      e = text.size();
-    }
-    line = text.substr(at, e - at);
-    at = e + 1;
-    return true;
-  };
-  std::string line;
-  if (!next_line(line)) return "empty Matrix Market file";
-  ++tf.header_lines;
-  std::istringstream h(line);
-  std::string banner, object, format, field, symmetry;
-  h >> banner >> object >> format >> field >> symmetry;
-  auto lower = [](std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  object = lower(object);
-  format = lower(format);
-  field = lower(field);
-  symmetry = lower(symmetry);
-  if (banner != "%%MatrixMarket" || object != "matrix")
-    return "not a Matrix Market matrix header";
-  if (format != "coordinate") return "only the Matrix Market coordinate format is supported";
-  if (field == "pattern")
-    tf.pattern = true;
-  else if (field != "real" && field != "integer")
-    return "Matrix Market field '" + field + "' is not supported (real, integer or pattern)";
-  if (symmetry == "symmetric")
-    tf.symmetric = true;
-  else if (symmetry != "general")
-    return "Matrix Market symmetry '" + symmetry +
-           "' is not supported (general or symmetric; weights must be non-negative)";
-  while (next_line(line)) {
-    ++tf.header_lines;
-    std::size_t p = line.find_first_not_of(" \t\r");
-    if (p == std::string::npos || line[p] == '%') continue;
-    std::istringstream s(line);
-    long long rows = -1, cols = -1, nnz = -1;
-    std::string extra;
-    if (!(s >> rows >> cols >> nnz) || (s >> extra) || rows < 0 || cols < 0 || nnz < 0)
-      return "malformed Matrix Market size line '" + line + "'";
-    if (rows != cols)
-      return "the matrix is not square (" + std::to_string(rows) + " x " + std::to_string(cols) +
-             ")";
-    if (rows > kMaxNodes) return "too many nodes";
-    tf.n = rows;
-    tf.nnz = nnz;
-    tf.data_start = static_cast<std::int64_t>(at);
-    return "";
-  }
-  return "Matrix Market size line not found in the first " + std::to_string(text.size()) +
-         " bytes";
-}
 
 // Parses this rank's byte range of an uncompressed file.
 void parse_plain(MPI_Comm comm, const std::string& path, const TextFormat& tf, ParseState& st,
@@ -651,7 +515,11 @@ void parse_gz(MPI_Comm comm, const std::string& path, const TextFormat& tf, Pars
         io_error = std::string("decompression failed: ") + gzerror(z, &errnum);
         break;
       }
-      if (n == 0) eof = true;
+      if (n == 0) {
+        eof = true;
+        io_error = gz_end_error(z);
+        if (!io_error.empty()) break;
+      }
       std::size_t off = 0;
       if (skip > 0) {
         off = static_cast<std::size_t>(std::min<std::int64_t>(skip, n));
@@ -682,7 +550,10 @@ void parse_gz(MPI_Comm comm, const std::string& path, const TextFormat& tf, Pars
     if (eof) break;
   }
   (void)first_line_of_error;
-  gzclose(z);
+  const int closed = gzclose(z);
+  if (io_error.empty() && closed != Z_OK)
+    io_error = closed == Z_BUF_ERROR ? "the gzip stream is truncated (unexpected end of file)"
+                                     : "cannot close the gzip stream";
 }
 
 }  // namespace
@@ -703,7 +574,9 @@ LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInp
     } else if (!head.error.empty()) {
       message = "cannot read graph '" + path + "': " + head.error;
     } else {
-      const bool looks_mtx = head.text.rfind("%%MatrixMarket", 0) == 0;
+      // A first line starting with "%%" is a Matrix Market banner (a misspelt one is an
+      // error), never a comment.
+      const bool looks_mtx = head.text.rfind("%%", 0) == 0;
       const std::string& f = opt.format;
       if (f == "hdf5") kind = 1;
       else if (f == "edgelist") kind = 2;
@@ -774,6 +647,9 @@ LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInp
       n = allreduce_max(comm, st.max_id) + 1;
     }
     collective_check(comm, n >= 1, "'" + path + "' holds no edges");
+    check_allocation(comm, (Partition(n, comm_size(comm)).count(rank) + 1) * 24,
+                     "'" + path + "': node ids up to " + fmt_count(n - 1) +
+                         " (ids are used as given, n = largest id + 1)");
     rows = symmetrize_entries(comm, n, std::move(st.out), opt.duplicates, &rep);
     rep.declared_symmetric = tf.symmetric;
     rep.format = std::string(tf.mtx ? "mtx" : "edgelist") + (gz ? ".gz" : "");

@@ -1,14 +1,11 @@
 #include "lsgl/graph/graph_io.hpp"
 
 #include <algorithm>
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <cmath>
 #include <numeric>
 
 #include "lsgl/io/h5.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 
 namespace lsgl {
@@ -82,26 +79,6 @@ std::vector<double> row_sums(const LocalCsr& m) {
   return s;
 }
 
-std::string temporary_name(const std::string& path) { return path + ".partial"; }
-
-void check_writable(MPI_Comm comm, const std::string& path) {
-  std::string message;
-  if (comm_rank(comm) == 0) {
-    const std::string tmp = temporary_name(path);
-    struct stat st {};
-    std::FILE* f = nullptr;
-    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      message = "output '" + path + "' exists and is not a regular file";
-    } else if (!(f = std::fopen(tmp.c_str(), "wb"))) {
-      message = "cannot write output '" + path + "': " + std::strerror(errno);
-    } else {
-      std::fclose(f);
-      std::remove(tmp.c_str());
-    }
-  }
-  collective_check(comm, message.empty(), message);
-}
-
 void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs) {
   for (const auto& [name, value] : attrs) {
     std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, value);
@@ -110,26 +87,37 @@ void set_attributes(const h5::File& f, const std::string& obj, const Attributes&
 
 void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
                            const std::function<void(const h5::File&)>& write) {
-  const std::string tmp = temporary_name(path);
-  const int rank = comm_rank(comm);
-  try {
+  write_atomically(comm, path, [&](const std::string& tmp) {
     h5::File f = h5::create(comm, tmp);
     write(f);
     f.close();
-  } catch (...) {
-    if (rank == 0) std::remove(tmp.c_str());
-    throw;
-  }
+  });
+}
+
+void check_finite_output(MPI_Comm comm, const LocalCsr& m, const std::vector<double>& degree,
+                         const Attributes& attrs) {
   std::string message;
-  if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    message = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
+  for (std::int64_t r = 0; r < m.local_rows() && message.empty(); ++r) {
+    if (!std::isfinite(degree[r]))
+      message = "degree of node " + std::to_string(m.begin + r) + " is not finite";
+    for (std::int64_t e = m.indptr[r]; e < m.indptr[r + 1] && message.empty(); ++e)
+      if (!std::isfinite(m.data[e]))
+        message = "weight (" + std::to_string(m.begin + r) + ", " + std::to_string(m.indices[e]) +
+                  ") is not finite";
   }
-  collective_check(comm, message.empty(), message);
+  for (const auto& [name, value] : attrs)
+    if (message.empty() && std::holds_alternative<double>(value) &&
+        !std::isfinite(std::get<double>(value)))
+      message = "attribute '" + name + "' is not finite";
+  collective_check(comm, message.empty(), "graph not written: the " + message + " (NaN or Inf)");
 }
 
 void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
                  const Attributes& graph_attrs, const Attributes& file_attrs) {
+  const std::vector<double> degree = row_sums(m);
+  Attributes attrs(graph_attrs);
+  attrs.insert(attrs.end(), file_attrs.begin(), file_attrs.end());
+  check_finite_output(comm, m, degree, attrs);
   write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     const int rank = comm_rank(comm);
     h5::ensure_group(f, "/graph");
@@ -143,11 +131,30 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
     h5::write_1d(f, "/graph/indptr", indptr, m.begin, m.n + 1);
     h5::write_1d(f, "/graph/indices", m.indices, nnz_offset, nnz);
     h5::write_1d(f, "/graph/data", m.data, nnz_offset, nnz);
-    h5::write_1d(f, "/graph/degree", row_sums(m), m.begin, m.n);
+    h5::write_1d(f, "/graph/degree", degree, m.begin, m.n);
     set_attributes(f, "/graph", graph_attrs);
     set_attributes(f, "/", file_attrs);
   });
 }
+
+namespace {
+
+// Collective. This rank's slice of /graph/indptr must be non-decreasing and within the
+// /graph/indices array (checked before the entries are allocated and read).
+void check_indptr(MPI_Comm comm, const LocalCsr& m, std::int64_t nnz, const std::string& path) {
+  std::string message;
+  for (std::size_t r = 0; r < m.indptr.size() && message.empty(); ++r) {
+    if (m.indptr[r] < 0 || m.indptr[r] > nnz)
+      message = "'" + path + "': /graph/indptr[" + std::to_string(m.begin + r) + "] = " +
+                std::to_string(m.indptr[r]) + " is outside [0, " + std::to_string(nnz) + "]";
+    else if (r > 0 && m.indptr[r] < m.indptr[r - 1])
+      message = "'" + path + "': /graph/indptr decreases at row " +
+                std::to_string(m.begin + r - 1) + " (it must be non-decreasing)";
+  }
+  collective_check(comm, message.empty(), message);
+}
+
+}  // namespace
 
 LocalCsr read_graph(MPI_Comm comm, const std::string& path) {
   h5::File f = h5::open_read(comm, path);
@@ -159,6 +166,7 @@ LocalCsr read_graph(MPI_Comm comm, const std::string& path) {
   m.n = n;
   m.begin = part.begin(rank);
   m.indptr = h5::read_1d<std::int64_t>(f, "/graph/indptr", m.begin, part.count(rank) + 1);
+  check_indptr(comm, m, h5::length_1d(f, "/graph/indices"), path);
   const std::int64_t start = m.indptr.front(), count = m.indptr.back() - start;
   m.indices = h5::read_1d<std::int64_t>(f, "/graph/indices", start, count);
   m.data = h5::read_1d<double>(f, "/graph/data", start, count);

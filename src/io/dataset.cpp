@@ -4,6 +4,7 @@
 // inside lsgl::collectively, so any failure reaches every rank as a CollectiveError.
 #include "lsgl/io/dataset.hpp"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -12,9 +13,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <sstream>
+#include <type_traits>
 #include <stdexcept>
 
 #include "lsgl/io/h5.hpp"
+#include "lsgl/io/raw_header.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 
@@ -34,53 +38,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
-// Element types of raw (.npy / IDX) arrays; `other` = present in the file but unsupported.
-enum class Elem { u8, i32, i64, f32, f64, other };
-
-std::size_t elem_bytes(Elem e) {
-  switch (e) {
-    case Elem::u8:
-      return 1;
-    case Elem::i32:
-    case Elem::f32:
-      return 4;
-    case Elem::i64:
-    case Elem::f64:
-      return 8;
-    case Elem::other:
-      break;
-  }
-  return 0;
-}
-
-// A raw array after a header: element type (and its name in the file), shape, and the byte
-// offset of element 0.
-struct RawArray {
-  Elem elem = Elem::other;
-  std::string type;  // "'<f4'" for .npy, "0x08 (unsigned byte)" for IDX
-  std::vector<int64_t> shape;
-  int64_t data_offset = 0;
-};
-
-std::string shape_string(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-// Product of shape[1:], i.e. the row length; throws when it overflows.
-int64_t row_length(const std::vector<int64_t>& shape, const std::string& path) {
-  int64_t d = 1;
-  for (std::size_t i = 1; i < shape.size(); ++i) {
-    if (shape[i] != 0 && d > std::numeric_limits<int64_t>::max() / shape[i])
-      throw std::runtime_error(quoted(path) + ": shape " + shape_string(shape) + " is too large");
-    d *= shape[i];
-  }
-  return d;
-}
-
 // A file read through zlib: gzip-compressed and plain files alike.
-class Reader {
+class Reader : public ByteSource {
  public:
   explicit Reader(const std::string& path) : path_(path) {
     errno = 0;
@@ -96,7 +55,7 @@ class Reader {
   ~Reader() { gzclose(f_); }
 
   // Reads exactly `bytes` bytes; false when the file ends first.
-  bool read(void* buf, int64_t bytes) {
+  bool read(void* buf, int64_t bytes) override {
     auto* p = static_cast<char*>(buf);
     while (bytes > 0) {
       const auto chunk = static_cast<unsigned>(std::min<int64_t>(bytes, 1 << 30));
@@ -112,6 +71,14 @@ class Reader {
     return true;
   }
 
+  // Size of the file when it is not compressed (its content is the file), else -1. Valid after
+  // the first read.
+  int64_t plain_size() const {
+    if (gzdirect(f_) != 1) return -1;
+    struct stat st {};
+    return stat(path_.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
+  }
+
   // Positions at byte `offset` of the (uncompressed) content; false when that is impossible.
   bool seek(int64_t offset) { return gzseek(f_, static_cast<z_off_t>(offset), SEEK_SET) >= 0; }
 
@@ -120,142 +87,6 @@ class Reader {
   gzFile f_ = nullptr;
 };
 
-// Value of key `key` in the Python dict literal of a .npy header: a quoted string, a
-// parenthesised tuple (with the parentheses) or a bare word (True / False).
-std::string dict_value(const std::string& header, const std::string& key, const std::string& path) {
-  std::size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos) at = header.find("\"" + key + "\"");
-  const std::string bad = quoted(path) + ": malformed .npy header (no '" + key + "')";
-  if (at == std::string::npos) throw std::runtime_error(bad);
-  at = header.find(':', at + key.size() + 2);
-  if (at == std::string::npos) throw std::runtime_error(bad);
-  at = header.find_first_not_of(" \t", at + 1);
-  if (at == std::string::npos) throw std::runtime_error(bad);
-  std::size_t end;
-  if (header[at] == '\'' || header[at] == '"') {
-    end = header.find(header[at], at + 1);
-    if (end == std::string::npos) throw std::runtime_error(bad);
-    return header.substr(at + 1, end - at - 1);
-  }
-  if (header[at] == '(') {
-    end = header.find(')', at);
-    if (end == std::string::npos) throw std::runtime_error(bad);
-    return header.substr(at, end - at + 1);
-  }
-  end = at;
-  while (end < header.size() && std::isalnum(static_cast<unsigned char>(header[end]))) ++end;
-  return header.substr(at, end - at);
-}
-
-// Parses "(3, 4)", "(5,)" or "()" (Python 2 files may write "3L").
-std::vector<int64_t> parse_shape(const std::string& tuple, const std::string& path) {
-  std::vector<int64_t> shape;
-  std::size_t at = 1;
-  while (at < tuple.size()) {
-    const std::size_t end = std::min(tuple.find(',', at), tuple.size() - 1);
-    std::string item = tuple.substr(at, end - at);
-    item.erase(std::remove_if(
-                   item.begin(), item.end(),
-                   [](char c) { return std::isspace(static_cast<unsigned char>(c)) || c == 'L'; }),
-               item.end());
-    if (!item.empty()) {
-      if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 18)
-        throw std::runtime_error(quoted(path) + ": malformed .npy shape " + tuple);
-      shape.push_back(std::stoll(item));
-    }
-    at = end + 1;
-  }
-  return shape;
-}
-
-RawArray parse_npy(Reader& r, const std::string& path) {
-  unsigned char pre[8];
-  if (!r.read(pre, 8) || std::memcmp(pre, "\x93NUMPY", 6) != 0)
-    throw std::runtime_error(quoted(path) + " is not a NumPy .npy file");
-  const int major = pre[6];
-  int64_t header_len = 0;
-  int64_t prefix = 0;
-  if (major == 1) {
-    unsigned char b[2];
-    if (!r.read(b, 2)) throw std::runtime_error(quoted(path) + " is truncated (in its header)");
-    header_len = b[0] | (b[1] << 8);
-    prefix = 10;
-  } else if (major == 2 || major == 3) {
-    unsigned char b[4];
-    if (!r.read(b, 4)) throw std::runtime_error(quoted(path) + " is truncated (in its header)");
-    header_len =
-        int64_t(b[0]) | (int64_t(b[1]) << 8) | (int64_t(b[2]) << 16) | (int64_t(b[3]) << 24);
-    prefix = 12;
-  } else {
-    throw std::runtime_error(quoted(path) + ": unsupported .npy format version " +
-                             std::to_string(major));
-  }
-  if (header_len > (int64_t(1) << 24))
-    throw std::runtime_error(quoted(path) + ": malformed .npy header (length " +
-                             std::to_string(header_len) + ")");
-  std::string header(static_cast<std::size_t>(header_len), '\0');
-  if (!r.read(&header[0], header_len))
-    throw std::runtime_error(quoted(path) + " is truncated (in its header)");
-
-  RawArray a;
-  const std::string descr = dict_value(header, "descr", path);
-  a.type = "'" + descr + "'";
-  if (descr == "<f4")
-    a.elem = Elem::f32;
-  else if (descr == "<f8")
-    a.elem = Elem::f64;
-  else if (descr == "<i4")
-    a.elem = Elem::i32;
-  else if (descr == "<i8")
-    a.elem = Elem::i64;
-  else if (descr == "|u1")
-    a.elem = Elem::u8;
-  if (dict_value(header, "fortran_order", path) != "False")
-    throw std::runtime_error(quoted(path) +
-                             " is in Fortran order; save it in C order (numpy.ascontiguousarray)");
-  a.shape = parse_shape(dict_value(header, "shape", path), path);
-  a.data_offset = prefix + header_len;
-  return a;
-}
-
-std::string idx_type_name(int type) {
-  switch (type) {
-    case 0x08:
-      return "0x08 (unsigned byte)";
-    case 0x09:
-      return "0x09 (signed byte)";
-    case 0x0B:
-      return "0x0B (int16)";
-    case 0x0C:
-      return "0x0C (int32)";
-    case 0x0D:
-      return "0x0D (float32)";
-    case 0x0E:
-      return "0x0E (float64)";
-    default:
-      return "unknown type " + std::to_string(type);
-  }
-}
-
-// IDX: magic 0x00 0x00 <type> <ndim>, then ndim big-endian uint32 sizes, then the data.
-RawArray parse_idx(Reader& r, const std::string& path) {
-  unsigned char magic[4];
-  if (!r.read(magic, 4) || magic[0] != 0 || magic[1] != 0 || magic[3] == 0)
-    throw std::runtime_error(quoted(path) + " is not an IDX file (bad magic number)");
-  RawArray a;
-  a.elem = magic[2] == 0x08 ? Elem::u8 : Elem::other;
-  a.type = idx_type_name(magic[2]);
-  const int ndim = magic[3];
-  std::vector<unsigned char> dims(4 * static_cast<std::size_t>(ndim));
-  if (!r.read(dims.data(), static_cast<int64_t>(dims.size())))
-    throw std::runtime_error(quoted(path) + " is truncated (in its header)");
-  for (int i = 0; i < ndim; ++i) {
-    const unsigned char* b = &dims[4 * static_cast<std::size_t>(i)];
-    a.shape.push_back((int64_t(b[0]) << 24) | (int64_t(b[1]) << 16) | (int64_t(b[2]) << 8) | b[3]);
-  }
-  a.data_offset = 4 + 4 * int64_t(ndim);
-  return a;
-}
 
 RawArray parse_header(Reader& r, DataFormat format, const std::string& path) {
   return format == DataFormat::npy ? parse_npy(r, path) : parse_idx(r, path);
@@ -270,11 +101,50 @@ void convert(const unsigned char* src, int64_t k, T* out) {
   }
 }
 
-// Reads elements [first, first + count) of `a` into `out`, converted to T; throws if the file
-// ends early.
+// Throws when a finite float64 element (k of them at element index `first`) does not fit a
+// float32 (it would read as Inf and be reported as such).
+void check_float_range(const unsigned char* src, int64_t k, int64_t first, const RawArray& a,
+                       const std::string& path) {
+  for (int64_t i = 0; i < k; ++i) {
+    double v;
+    std::memcpy(&v, src + i * 8, 8);
+    if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) {
+      const int64_t d = a.shape.size() > 1 ? row_length(a.shape, path) : 1;
+      std::ostringstream s;
+      s << quoted(path) << ": value " << v << " at row " << (first + i) / d << ", column "
+        << (first + i) % d << " is beyond the float32 range (|x| <= 3.4e38)";
+      throw std::runtime_error(s.str());
+    }
+  }
+}
+
+// Throws unless the data of `a` fits the file: the element count must not overflow and, for an
+// uncompressed file, the header's shape must match the file size (checked before any
+// allocation; a compressed file is read in chunks and found truncated as it ends).
+void check_data_size(const Reader& r, const RawArray& a, const std::string& path) {
+  const auto eb = static_cast<int64_t>(elem_bytes(a.elem));
+  int64_t total = eb;
+  for (const int64_t s : a.shape) {
+    if (s != 0 && total > std::numeric_limits<int64_t>::max() / s)
+      throw std::runtime_error(quoted(path) + ": shape " + shape_string(a.shape) + " is too large");
+    total *= s;
+  }
+  const int64_t size = r.plain_size();
+  if (size >= 0 && a.data_offset + total > size)
+    throw std::runtime_error(quoted(path) + " is truncated: it is shorter than its header says " +
+                             "(shape " + shape_string(a.shape) + "): " + std::to_string(total) +
+                             " bytes of data, the file holds " +
+                             std::to_string(std::max<int64_t>(size - a.data_offset, 0)));
+}
+
+// Reads elements [first, first + count) of `a` into `vec` (empty on entry), converted to T (reserved at once for
+// an uncompressed file whose size was checked, grown chunk by chunk for a compressed one);
+// throws if the file ends early.
 template <class T>
-void read_elements(Reader& r, const RawArray& a, int64_t first, int64_t count, T* out,
-                   const std::string& path) {
+void read_elements(Reader& r, const RawArray& a, int64_t first, int64_t count,
+                   std::vector<T>& vec, const std::string& path) {
+  check_data_size(r, a, path);
+  if (r.plain_size() >= 0) vec.reserve(static_cast<std::size_t>(count));
   const auto eb = static_cast<int64_t>(elem_bytes(a.elem));
   const std::string truncated = quoted(path) + " is truncated: it is shorter than its header " +
                                 "says (shape " + shape_string(a.shape) + ")";
@@ -284,6 +154,8 @@ void read_elements(Reader& r, const RawArray& a, int64_t first, int64_t count, T
   for (int64_t done = 0; done < count; done += kChunk) {
     const int64_t k = std::min(kChunk, count - done);
     if (!r.read(buf.data(), k * eb)) throw std::runtime_error(truncated);
+    vec.resize(static_cast<std::size_t>(done + k));
+    T* out = vec.data();
     switch (a.elem) {
       case Elem::u8:
         convert<std::uint8_t>(buf.data(), k, out + done);
@@ -298,6 +170,7 @@ void read_elements(Reader& r, const RawArray& a, int64_t first, int64_t count, T
         convert<float>(buf.data(), k, out + done);
         break;
       case Elem::f64:
+        if constexpr (std::is_same_v<T, float>) check_float_range(buf.data(), k, first + done, a, path);
         convert<double>(buf.data(), k, out + done);
         break;
       case Elem::other:
@@ -335,8 +208,7 @@ LocalRows read_raw_rows(MPI_Comm comm, const std::string& path, DataFormat forma
   const Partition part(out.n, comm_size(comm));
   const int rank = comm_rank(comm);
   out.begin = part.begin(rank);
-  out.x.resize(static_cast<std::size_t>(part.count(rank) * out.d));
-  read_elements(r, a, out.begin * out.d, part.count(rank) * out.d, out.x.data(), path);
+  read_elements(r, a, out.begin * out.d, part.count(rank) * out.d, out.x, path);
   if (a.elem == Elem::u8) {
     for (float& v : out.x) v /= 255.0f;
   }
@@ -470,8 +342,7 @@ std::vector<std::int64_t> read_labels(MPI_Comm comm, const std::string& path,
       const RawArray a = parse_labels_header(r, format, path);
       if (begin < 0 || count < 0 || begin + count > a.shape[0])
         throw std::runtime_error(range_error + std::to_string(a.shape[0]));
-      out.resize(static_cast<std::size_t>(count));
-      read_elements(r, a, begin, count, out.data(), path);
+      read_elements(r, a, begin, count, out, path);
     });
   }
   return out;

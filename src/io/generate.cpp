@@ -6,7 +6,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +14,7 @@
 
 #include "lsgl/graph/graph_input.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 
@@ -65,29 +65,14 @@ class Rng {
   bool has_spare_ = false;
 };
 
-// Collective. Runs write(file) on `path + ".tmp"`, closes it and renames it to `path`. On
-// failure the temporary file is removed and every rank throws CollectiveError.
+// Collective. Writes an HDF5 file through write_atomically (util/atomic_file.hpp).
 template <class Fn>
-void write_atomically(MPI_Comm comm, const std::string& path, Fn&& write) {
-  const std::string tmp = path + ".tmp";
-  const bool root = comm_rank(comm) == 0;
-  try {
+void write_h5(MPI_Comm comm, const std::string& path, Fn&& write) {
+  write_atomically(comm, path, [&](const std::string& tmp) {
     h5::File f = h5::create(comm, tmp);
     write(f);
     f.close();
-  } catch (const CollectiveError&) {
-    if (root) std::remove(tmp.c_str());  // the file was closed on unwinding
-    throw;
-  }
-  MPI_Barrier(comm);
-  bool ok = true;
-  std::string message;
-  if (root && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    message = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-  }
-  collective_check(comm, ok, message);
+  });
 }
 
 void set_common_attrs(const h5::File& f, const std::string& kind, uint64_t seed) {
@@ -211,7 +196,7 @@ void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path
     }
   });
 
-  write_atomically(comm, path, [&](const h5::File& f) {
+  write_h5(comm, path, [&](const h5::File& f) {
     h5::write_2d(f, "/X", x, begin, p.n, p.d);
     h5::write_1d(f, "/labels", labels, begin, p.n);
     set_common_attrs(f, "blobs", p.seed);
@@ -275,7 +260,7 @@ void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string
     }
   });
 
-  write_atomically(comm, path, [&](const h5::File& f) {
+  write_h5(comm, path, [&](const h5::File& f) {
     h5::write_2d(f, "/X", x, begin, ab, p.signals);
     h5::write_2d(f, "/grid", grid, begin, ab, 2);
     set_common_attrs(f, "manifold", p.seed);
@@ -428,7 +413,7 @@ void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const 
     o << p.community_densities[c];
     dens += (c ? "," : "") + o.str();
   }
-  write_atomically(comm, path, [&](const h5::File& f) {
+  write_h5(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/graph");
     const int64_t local_nnz = static_cast<int64_t>(rows.indices.size());
     const int64_t nnz_offset = exscan_sum(comm, local_nnz);

@@ -1,13 +1,11 @@
 #include "lsgl/learn/checkpoint.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 #include "lsgl/io/h5.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 
 namespace lsgl {
@@ -54,9 +52,9 @@ std::string hex(std::uint64_t x) {
 void write_checkpoint(const std::string& path, const EdgeSet& edges, const SolverState& state,
                       const CheckpointInfo& info) {
   MPI_Comm comm = edges.comm();
-  const std::string tmp = path + ".partial";
-  const int rank = comm_rank(comm);
-  try {
+  // The previous checkpoint becomes a hard link FILE.prev, then the new one atomically replaces
+  // FILE: at every moment FILE is a complete checkpoint.
+  write_atomically(comm, path, [&](const std::string& tmp) {
     h5::File f = h5::create(comm, tmp);
     h5::ensure_group(f, "/checkpoint");
     const auto pairs = edges.global_pairs();
@@ -85,22 +83,7 @@ void write_checkpoint(const std::string& path, const EdgeSet& edges, const Solve
     h5::set_attr(f, "/checkpoint", "checksum",
                  hex(checksum(comm, offset, i, j, edges.z(), state.w, edges.first_node(), state.v)));
     f.close();
-  } catch (...) {
-    if (rank == 0) std::remove(tmp.c_str());
-    throw;
-  }
-  std::string message;
-  if (rank == 0) {
-    // The previous checkpoint becomes a hard link FILE.prev, then the new one atomically
-    // replaces FILE: at every moment FILE is a complete checkpoint.
-    const std::string prev = path + ".prev";
-    std::remove(prev.c_str());
-    if (access(path.c_str(), F_OK) == 0 && link(path.c_str(), prev.c_str()) != 0)
-      message = "cannot keep the previous checkpoint as '" + prev + "': " + std::strerror(errno);
-    else if (std::rename(tmp.c_str(), path.c_str()) != 0)
-      message = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
-  }
-  collective_check(comm, message.empty(), message);
+  }, AtomicWriteOptions{true});
 }
 
 LoadedCheckpoint read_checkpoint(MPI_Comm comm, const std::string& path) {

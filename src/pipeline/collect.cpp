@@ -1,11 +1,9 @@
 #include "lsgl/pipeline/collect.hpp"
 
 #include <glob.h>
-#include <sys/stat.h>
 #include <hdf5.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cctype>
 #include <cstdio>
 #include <cstdint>
@@ -17,7 +15,9 @@
 #include <stdexcept>
 
 #include "lsgl/io/h5.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl {
@@ -51,7 +51,13 @@ std::int64_t task_number(const std::string& path) {
 
 bool has_wildcard(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
-// Files matching the patterns; a name without wildcards is kept even when it does not exist.
+// A temporary file of a run still writing (or killed): PATH.partial or PATH.partial.<suffix>.
+bool is_temporary(const std::string& path) {
+  return base_name(path).find(".partial") != std::string::npos;
+}
+
+// Files matching the patterns, without temporary files; a name without wildcards is kept even
+// when it does not exist.
 std::vector<std::string> expand(const std::vector<std::string>& patterns) {
   std::set<std::string> files;
   for (const auto& p : patterns) {
@@ -62,7 +68,8 @@ std::vector<std::string> expand(const std::vector<std::string>& patterns) {
     glob_t g{};
     const int rc = glob(p.c_str(), 0, nullptr, &g);
     if (rc == 0)
-      for (std::size_t i = 0; i < g.gl_pathc; ++i) files.insert(g.gl_pathv[i]);
+      for (std::size_t i = 0; i < g.gl_pathc; ++i)
+        if (!is_temporary(g.gl_pathv[i])) files.insert(g.gl_pathv[i]);
     globfree(&g);
     if (rc != 0 && rc != GLOB_NOMATCH) throw std::runtime_error("cannot expand '" + p + "'");
   }
@@ -243,9 +250,34 @@ LogInfo read_log(const std::string& path) {
   return info;
 }
 
+// Throws when the CSV would overwrite one of the files read.
+void check_csv_is_not_an_input(const std::string& csv, const std::vector<std::string>& inputs) {
+  for (const auto& in : inputs)
+    if (same_file(csv, in))
+      throw std::runtime_error("--csv '" + csv + "' is the same file as the input '" + in +
+                               "'; it would be overwritten");
+}
+
+// Throws when two outputs carry the same task number ("g-1.h5" and "g-01.h5").
+void check_one_output_per_task(const std::vector<std::string>& outputs) {
+  std::map<std::int64_t, std::string> first;
+  for (const auto& path : outputs) {
+    const std::int64_t t = task_number(path);
+    if (t < 0) continue;
+    const auto [it, fresh] = first.emplace(t, path);
+    if (!fresh)
+      throw std::runtime_error("task " + std::to_string(t) + " has two outputs: '" + it->second +
+                               "' and '" + path + "'");
+  }
+}
+
 CollectReport collect_on_root(const CollectOptions& o) {
   const std::vector<std::string> outputs = expand(o.outputs);
   const std::vector<std::string> logs = expand(o.logs);
+  check_csv_is_not_an_input(o.csv, outputs);
+  check_csv_is_not_an_input(o.csv, logs);
+  if (!o.table.empty()) check_csv_is_not_an_input(o.csv, {o.table});
+  check_one_output_per_task(outputs);
   Table table;
   if (!o.table.empty()) table = read_table(o.table);
   if (outputs.empty() && logs.empty() && o.expect < 0 && o.table.empty())
@@ -366,27 +398,9 @@ CollectReport collect_on_root(const CollectOptions& o) {
     report.tasks.push_back(c);
   }
 
-  // Written to CSV.partial and renamed: a failed write leaves no half-written table. The rename
-  // would replace whatever is at the name, so only a regular file (or nothing) is replaced.
-  struct stat st{};
-  if (stat(o.csv.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw std::runtime_error("cannot write '" + o.csv + "': not a regular file");
-  const std::string tmp = o.csv + ".partial";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error("cannot write '" + o.csv + "': " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    const int e = written ? errno : write_errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write '" + o.csv + "': " + std::strerror(e));
-  }
-  if (std::rename(tmp.c_str(), o.csv.c_str()) != 0) {
-    const int e = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename '" + tmp + "' to '" + o.csv + "': " + std::strerror(e));
-  }
+  // Written through a unique temporary file renamed on success: a failed write leaves no
+  // half-written table, and only a regular file (or nothing) is replaced.
+  write_atomically_local(o.csv, [&](const std::string& tmp) { write_text(tmp, text, o.csv); });
   return report;
 }
 

@@ -1,7 +1,7 @@
 #include "lsgl/pipeline/densest.hpp"
 
 #include <algorithm>
-#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -9,6 +9,7 @@
 #include "lsgl/dpcd/baselines.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"
 
 namespace lsgl {
@@ -91,6 +92,11 @@ Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
 
 void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s) {
   const int rank = comm_rank(comm);
+  bool finite = std::isfinite(s.stats.density) && std::isfinite(s.stats.weight_inside);
+  for (double v : s.objective) finite = finite && std::isfinite(v);
+  collective_check(comm, finite,
+                   "subgraph not written: its weight is not a finite double (the weights sum "
+                   "past DBL_MAX); scale them down");
   write_hdf5_atomically(comm, o.output, [&](const h5::File& f) {
     h5::ensure_group(f, "/subgraph");
     const auto local = static_cast<std::int64_t>(s.members.size());
@@ -123,8 +129,8 @@ void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
   });
 }
 
-// Node ids one per line; gathered on rank 0 (k ids), written to a temporary name and renamed.
-void write_text(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s) {
+// Node ids one per line; gathered on rank 0 (k ids), written through write_atomically.
+void write_members(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s) {
   const int size = comm_size(comm), rank = comm_rank(comm);
   int mine = static_cast<int>(s.members.size());
   std::vector<int> counts(size), displs(size, 0);
@@ -133,21 +139,11 @@ void write_text(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
   std::vector<std::int64_t> all(rank == 0 ? static_cast<std::size_t>(displs[size - 1] + counts[size - 1]) : 0);
   MPI_Gatherv(s.members.data(), mine, MPI_INT64_T, all.data(), counts.data(), displs.data(),
               MPI_INT64_T, 0, comm);
-  std::string message;
-  if (rank == 0) {
-    const std::string tmp = temporary_name(o.output);
-    std::FILE* f = std::fopen(tmp.c_str(), "w");
-    if (!f) {
-      message = "cannot write '" + tmp + "': " + std::strerror(errno);
-    } else {
-      for (auto v : all) std::fprintf(f, "%lld\n", static_cast<long long>(v));
-      if (std::fclose(f) != 0) message = "cannot write '" + tmp + "': " + std::strerror(errno);
-      if (message.empty() && std::rename(tmp.c_str(), o.output.c_str()) != 0)
-        message = "cannot rename '" + tmp + "': " + std::strerror(errno);
-      if (!message.empty()) std::remove(tmp.c_str());
-    }
-  }
-  collective_check(comm, message.empty(), message);
+  std::string text;
+  for (auto v : all) text += std::to_string(v) + "\n";
+  write_atomically(comm, o.output, [&](const std::string& tmp) {
+    if (rank == 0) write_text(tmp, text, o.output);
+  });
 }
 
 }  // namespace
@@ -200,6 +196,7 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
 std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt) {
   const bool talk = comm_rank(comm) == 0 && !opt.quiet;
   validate(comm, opt);
+  check_distinct_files(comm, {{"--graph", opt.graph}}, {{"--output", opt.output}});
   if (!opt.output.empty()) check_writable(comm, opt.output);
   GraphInputReport input;
   dpcd::FixedPointGraph g;
@@ -213,7 +210,7 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
                 input.format.c_str(), input.weighted ? "weighted" : "unweighted");
   }
   const std::string note = input.note();
-  if (comm_rank(comm) == 0 && !note.empty()) std::printf("  note: %s\n", note.c_str());
+  if (talk && !note.empty()) std::printf("  note: %s\n", note.c_str());
   for (auto k : opt.sizes)
     collective_check(comm, k <= g.n(),
                      "--size " + std::to_string(k) + " exceeds the number of nodes n = " +
@@ -229,7 +226,7 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
       s.t_read = t_read;
       if (!o.output.empty()) {
         s.t_write = timed_phase(comm, "write", talk, [&] {
-          if (o.output_format == "text") write_text(comm, o, s);
+          if (o.output_format == "text") write_members(comm, o, s);
           else write_hdf5(comm, o, s);
         });
       }

@@ -10,6 +10,7 @@
 #include "lsgl/graph/csr_ghosts.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/petsc.hpp"
@@ -37,12 +38,8 @@ void validate(MPI_Comm comm, const EvalOptions& o) {
   collective_check(comm, o.diameter_params.bfs_runs >= 1, "--diameter-bfs must be at least 1");
   collective_check(comm, o.embedding_params.vectors >= 1, "--eigenvectors must be at least 1");
   collective_check(comm, o.embedding_params.tol > 0, "--eig-tol must be positive");
-  for (const std::string* out : {&o.json, &o.embedding}) {
-    collective_check(comm, out->empty() || (*out != o.graph && *out != o.labels),
-                     "output '" + *out + "' must not be an input file");
-  }
-  collective_check(comm, o.json.empty() || o.json != o.embedding,
-                   "--json and --embedding must be different files");
+  check_distinct_files(comm, {{"--graph", o.graph}, {"--labels", o.labels}},
+                       {{"--json", o.json}, {"--embedding", o.embedding}});
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/util/blas.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/phase.hpp"
@@ -22,11 +23,9 @@ namespace {
 
 constexpr int kMaxClasses = 100000;
 
-void check_output(MPI_Comm comm, const std::string& output,
-                  std::initializer_list<const std::string*> inputs) {
+void check_output(MPI_Comm comm, const std::string& output, const std::vector<FileArg>& inputs) {
   collective_check(comm, !output.empty(), "--output is required");
-  for (const std::string* in : inputs)
-    collective_check(comm, output != *in, "--output '" + output + "' must not be an input file");
+  check_distinct_files(comm, inputs, {{"--output", output}});
   check_writable(comm, output);
 }
 
@@ -48,7 +47,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
   const double t_start = MPI_Wtime();
   HashTrainSummary s;
   if (talk && !blas_kernel_advice().empty()) std::printf("%s\n", blas_kernel_advice().c_str());
-  check_output(comm, o.output, {&o.input, &o.labels});
+  check_output(comm, o.output, {{"--input", o.input}, {"--labels", o.labels}});
   collective_check(comm, o.train.loss != hash::Loss::kSdh || !o.labels.empty(),
                    "--loss sdh is supervised: give --labels");
   collective_check(comm, o.train.chunk >= 1, "--chunk must be >= 1");
@@ -158,7 +157,8 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   const bool talk = rank == 0 && !o.quiet;
   const double t_start = MPI_Wtime();
   HashEncodeSummary s;
-  check_output(comm, o.output, {&o.input, &o.labels, &o.model});
+  check_output(comm, o.output,
+               {{"--input", o.input}, {"--labels", o.labels}, {"--model", o.model}});
   collective_check(comm, o.per_class == 0 || !o.labels.empty(), "--per-class needs --labels");
   collective_check(comm, o.per_class >= 0, "--per-class must be >= 0");
   const hash::Model m = hash::read_model(comm, o.model);
@@ -265,8 +265,8 @@ HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o) {
                    "--queries and --database are required");
   collective_check(comm, o.top >= 1, "--top must be >= 1");
   if (!o.json.empty()) {
-    collective_check(comm, o.json != o.queries && o.json != o.database,
-                     "--json must not be an input file");
+    check_distinct_files(comm, {{"--queries", o.queries}, {"--database", o.database}},
+                         {{"--json", o.json}});
     check_writable(comm, o.json);
   }
   const hash::CodeBlock q = hash::read_codes(comm, o.queries, false);

@@ -19,6 +19,7 @@
 #include "lsgl/learn/projection.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"
 
 namespace lsgl {
@@ -40,6 +41,28 @@ void print_search_report(const SearchReport& r, std::int64_t n) {
   std::printf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0); "
               "%.2f CPU s on all ranks\n",
               r.seconds_cells, r.seconds_index, r.seconds_search, r.cpu_seconds);
+}
+
+// More candidates per node than any search serves (round(r * k) must fit an int with room).
+constexpr double kMaxCandidates = 1e6;
+
+// Ranges of the numeric options beyond their signs (finiteness is checked by the CLI parser;
+// every comparison here is false for NaN as well).
+void validate_ranges(MPI_Comm comm, const LearnOptions& o) {
+  collective_check(comm, o.r * o.k <= kMaxCandidates,
+                   "--r times --k must be at most 1e6 candidates per node (got " +
+                       std::to_string(o.r * o.k) + ")");
+  collective_check(comm, o.prune >= 0 && std::isfinite(o.prune),
+                   "--prune must be a finite number >= 0");
+  if (o.alpha > 0 && o.beta > 0) {
+    const double theta = 1.0 / std::sqrt(o.alpha * o.beta), delta = std::sqrt(o.alpha / o.beta);
+    collective_check(comm, std::isnormal(theta) && std::isnormal(delta) &&
+                               std::isnormal(1.0 / theta) && std::isnormal(1.0 / delta),
+                     "--alpha and --beta out of range: theta = 1/sqrt(alpha beta) and the weight "
+                     "scale sqrt(alpha/beta) must be finite and non-zero");
+  }
+  collective_check(comm, o.progress_every >= 0 && o.checkpoint_every >= 0 && o.recall_sample >= 0,
+                   "--progress-every, --checkpoint-every and --recall-sample must be >= 0");
 }
 
 void validate(MPI_Comm comm, const LearnOptions& o) {
@@ -83,6 +106,7 @@ void validate(MPI_Comm comm, const LearnOptions& o) {
   collective_check(comm, !o.input.empty(), "--input is required");
   collective_check(comm, !o.output.empty(), "--output is required");
   collective_check(comm, o.output != o.input, "--output must not be the input file");
+  validate_ranges(comm, o);
 }
 
 // Counts, over all nodes, those whose every allowed edge kept a weight (r too small if many)
@@ -271,6 +295,11 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   const bool talk = comm_rank(comm) == 0 && !o.quiet;
   const double t_start = MPI_Wtime();
   validate(comm, o);
+  // --checkpoint may name the --resume file: it is read whole before the first checkpoint.
+  check_distinct_files(comm, {{"--input", o.input}, {"--resume", o.resume}},
+                       {{"--output", o.output}});
+  check_distinct_files(comm, {{"--input", o.input}},
+                       {{"--output", o.output}, {"--checkpoint", o.checkpoint}});
   check_writable(comm, o.output);
   if (!o.checkpoint.empty()) check_writable(comm, o.checkpoint);
   LearnSummary s;
@@ -461,6 +490,10 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
         DaitchReport rep;
         if (o.model == "soft") {
           s.mu = o.mu > 0 ? o.mu : op.mean_squared_distance();
+          collective_check(comm, s.mu > 0 && std::isfinite(s.mu),
+                           "the default --mu (the mean squared distance of the allowed edges) is " +
+                               std::to_string(s.mu) +
+                               " (identical rows?); give --mu explicitly");
           w = learn_soft(op, s.mu, dp, rep);
         } else {
           w = learn_hard(op, dp, rep);

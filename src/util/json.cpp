@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 
@@ -69,19 +69,9 @@ std::string JsonObject::str() const {
 }
 
 void write_text_file(MPI_Comm comm, const std::string& path, const std::string& text) {
-  std::string message;
-  if (comm_rank(comm) == 0) {
-    const std::string tmp = temporary_name(path);
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (f) ok = std::fclose(f) == 0 && ok;
-    if (ok) ok = std::rename(tmp.c_str(), path.c_str()) == 0;
-    if (!ok) {
-      std::remove(tmp.c_str());
-      message = "cannot write '" + path + "'";
-    }
-  }
-  collective_check(comm, message.empty(), message);
+  write_atomically(comm, path, [&](const std::string& tmp) {
+    if (comm_rank(comm) == 0) write_text(tmp, text, path);
+  });
 }
 
 }  // namespace lsgl

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "lsgl/graph/graph_io.hpp"
+#include "lsgl/graph/text_graph.hpp"
 
 namespace lsgl {
 
@@ -57,13 +58,6 @@ struct GraphInputReport {
   bool symmetric() const { return one_direction == 0 && unequal == 0; }
   // One line about asymmetry, self-loops and duplicates; empty when there is nothing to say.
   std::string note() const;
-};
-
-// A directed entry (u, v, w) as read.
-struct DirectedEntry {
-  std::int64_t u;
-  std::int64_t v;
-  double w;
 };
 
 // Collective. Reads `path` (see above). `report` may be null.

@@ -14,6 +14,7 @@
 
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/util/atomic_file.hpp"
 
 namespace lsgl {
 
@@ -40,8 +41,14 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
 // Row sums of the local rows. Local.
 std::vector<double> row_sums(const LocalCsr& m);
 
+// Collective. Refuses (CollectiveError on every rank, naming the first offender) a graph with a
+// NaN or infinite weight, degree or double attribute.
+void check_finite_output(MPI_Comm comm, const LocalCsr& m, const std::vector<double>& degree,
+                         const Attributes& attrs);
+
 // Collective. Writes the graph to `path` through a temporary file renamed on success; nothing is
-// left at `path` or at the temporary name on failure. `graph_attrs` go on /graph, `file_attrs`
+// left at `path` or at the temporary name on failure. A non-finite value refuses the write
+// (check_finite_output). `graph_attrs` go on /graph, `file_attrs`
 // on the root group.
 void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
                  const Attributes& graph_attrs, const Attributes& file_attrs);
@@ -49,17 +56,9 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
 // Collective. Reads the rows of this rank's block (lsgl::Partition over the file's n).
 LocalCsr read_graph(MPI_Comm comm, const std::string& path);
 
-// Collective. Fails with a clear CollectiveError early if `path` cannot be created (missing or
-// read-only directory) or exists and is not a regular file (a device, a directory), without
-// leaving a file behind.
-void check_writable(MPI_Comm comm, const std::string& path);
-
-// The temporary name used while writing `path`.
-std::string temporary_name(const std::string& path);
-
-// Collective. Creates an HDF5 file at temporary_name(path), runs write(file), closes it and
-// renames it to `path`; on any failure the temporary file is removed and the error is raised on
-// every rank, so no half-written output is left behind.
+// Collective. write_atomically (util/atomic_file.hpp) of an HDF5 file: creates it at this run's
+// unique temporary name, runs write(file), closes it and renames it to `path`; on any failure
+// the temporary file is removed and the error is raised on every rank.
 void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
                            const std::function<void(const h5::File&)>& write);
 

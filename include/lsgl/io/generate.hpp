@@ -66,8 +66,8 @@ struct PowerlawGraphParams {
   std::uint64_t seed = 1;
 };
 
-// Collective. Write to `path` (through `path` + ".tmp", renamed on success and removed on
-// failure). Invalid parameters or I/O failures throw CollectiveError on every rank.
+// Collective. Write to `path` (through write_atomically: a unique temporary file renamed on
+// success and removed on failure). Invalid parameters or I/O failures throw CollectiveError on every rank.
 void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path);
 void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string& path);
 void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const std::string& path);

@@ -2,7 +2,7 @@
 // Checkpoints of `lsgl learn`: the allowed edges with their distances (so a restart does not redo
 // the neighbour search), the iteration's state, and a key describing the data and the
 // parameters, so that a checkpoint of other data or other parameters is refused. Written
-// collectively with parallel HDF5 to a temporary name, then renamed; the previous checkpoint is
+// collectively with parallel HDF5 to a unique temporary name, then renamed; the previous checkpoint is
 // kept as FILE.prev. Readable on any number of ranks.
 #include <mpi.h>
 
@@ -29,7 +29,7 @@ struct LoadedCheckpoint {
   SolverState state;
 };
 
-// Collective. Writes `path` (via path.partial; an existing path becomes path.prev).
+// Collective. Writes `path` (through write_atomically; an existing path becomes path.prev).
 void write_checkpoint(const std::string& path, const EdgeSet& edges, const SolverState& state,
                       const CheckpointInfo& info);
 

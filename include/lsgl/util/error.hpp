@@ -2,6 +2,7 @@
 // Error types and the collective error check used everywhere a check may fail on only some ranks.
 #include <mpi.h>
 
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +34,9 @@ void collectively(MPI_Comm comm, Fn&& fn) {
   std::string message;
   try {
     fn();
+  } catch (const std::bad_alloc&) {
+    ok = false;
+    message = "out of memory (an allocation failed)";
   } catch (const std::exception& e) {
     ok = false;
     message = e.what();

@@ -1,0 +1,55 @@
+#pragma once
+// The text graph formats of graph_input.hpp (edge lists and Matrix Market), parsed from memory:
+// no MPI and no file, so that the parsers can be tested and fuzzed on their own (tests/fuzz).
+// Every function is local.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lsgl {
+
+// A directed entry (u, v, w) as read.
+struct DirectedEntry {
+  std::int64_t u;
+  std::int64_t v;
+  double w;
+};
+
+// Node ids above this are refused ("node id too large").
+constexpr std::int64_t kMaxNodes = std::int64_t(1) << 36;
+
+// What the header says about the entry lines (an edge list has no header).
+struct TextFormat {
+  bool mtx = false;
+  bool pattern = false;        // mtx: no values
+  bool symmetric = false;      // mtx: one triangle stored
+  std::int64_t n = 0;          // mtx: from the size line
+  std::int64_t nnz = 0;        // mtx: entries announced
+  std::int64_t data_start = 0; // byte offset of the first entry line
+  std::int64_t header_lines = 0;
+};
+
+// The entries parsed so far and the first error.
+struct ParseState {
+  std::vector<DirectedEntry> out;
+  std::int64_t max_id = -1;
+  std::int64_t lines = 0;      // lines seen (parsed or skipped)
+  bool ok = true;
+  std::int64_t bad_line = 0;   // index among this rank's lines (0-based) or absolute (gz)
+  std::string message;
+};
+
+// Parses the complete lines in [p, end) into st.out (Matrix Market indices made 0-based); on the
+// first malformed line sets st.ok = false, st.message and st.bad_line (the index of that line
+// among those parsed by this call and the calls before on `st`).
+void parse_lines(const char* p, const char* end, const TextFormat& tf, ParseState& st);
+
+// The Matrix Market banner and size line at the start of `text`; sets tf (pattern, symmetric,
+// n, nnz, data_start, header_lines). Returns an error message, empty on success.
+std::string parse_mtx_header(const std::string& text, TextFormat& tf);
+
+// A whole edge list (mtx false) or Matrix Market file (mtx true) in memory: the entries, or a
+// std::runtime_error naming the line.
+std::vector<DirectedEntry> parse_graph_text(const std::string& text, bool mtx);
+
+}  // namespace lsgl

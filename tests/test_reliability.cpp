@@ -1,0 +1,154 @@
+// Issue 15 at the function level: write_atomically (unique temporary files, the commit refusing
+// an output replaced by another run), check_writable leaving other runs' files alone,
+// same_file / check_distinct_files, and the pure parsers (raw headers, graph text).
+#include <gtest/gtest.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "lsgl/graph/text_graph.hpp"
+#include "lsgl/io/raw_header.hpp"
+#include "lsgl/util/atomic_file.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
+#include "lsgl/util/mpi.hpp"
+#include "support.hpp"
+
+using namespace lsgl;
+
+namespace {
+
+const MPI_Comm kWorld = MPI_COMM_WORLD;
+
+std::string dir() {
+  static const std::string d = lsgl::test::shared_tmpdir("lsgl-reliability");
+  return d;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void put(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// Files named PATH.partial* (any run's temporary files of PATH).
+std::size_t temporaries(const std::string& path) {
+  glob_t g{};
+  const std::string pattern = temporary_name(path) + "*";
+  const std::size_t n = glob(pattern.c_str(), 0, nullptr, &g) == 0 ? g.gl_pathc : 0;
+  globfree(&g);
+  return n;
+}
+
+void write_on_root(const std::string& path, const std::string& text) {
+  write_atomically(kWorld, path, [&](const std::string& tmp) {
+    if (comm_rank(kWorld) == 0) write_text(tmp, text, path);
+  });
+}
+
+}  // namespace
+
+TEST(AtomicFile, WritesThroughAUniqueTemporaryAndLeavesNone) {
+  const std::string out = dir() + "/a.txt";
+  check_writable(kWorld, out);
+  write_on_root(out, "one\n");
+  EXPECT_EQ(slurp(out), "one\n");
+  EXPECT_EQ(temporaries(out), 0u);
+}
+
+TEST(AtomicFile, FailureOnTheLastRankKeepsTheOutputAndRemovesOnlyItsTemporary) {
+  const std::string out = dir() + "/b.txt";
+  put(out, "before\n");
+  // Another run's temporary file of the same output: it must survive.
+  const std::string other = temporary_name(out);
+  if (comm_rank(kWorld) == 0) put(other, "other run\n");
+  MPI_Barrier(kWorld);
+  check_writable(kWorld, out);
+  EXPECT_THROW(write_atomically(kWorld, out,
+                                [&](const std::string&) {
+                                  if (comm_rank(kWorld) == comm_size(kWorld) - 1)
+                                    throw std::runtime_error("disk on fire");
+                                }),
+               CollectiveError);
+  MPI_Barrier(kWorld);  // rank 0 removes its temporary file after the collective failure
+  EXPECT_EQ(slurp(out), "before\n");
+  EXPECT_EQ(slurp(other), "other run\n");
+  EXPECT_EQ(temporaries(out), 1u);
+  MPI_Barrier(kWorld);
+  if (comm_rank(kWorld) == 0) std::remove(other.c_str());
+}
+
+TEST(AtomicFile, AnOutputReplacedByAnotherRunIsKept) {
+  const std::string out = dir() + "/c.txt";
+  check_writable(kWorld, out);
+  MPI_Barrier(kWorld);
+  if (comm_rank(kWorld) == 0) put(out, "the other run's\n");  // committed meanwhile
+  MPI_Barrier(kWorld);
+  EXPECT_THROW(write_on_root(out, "mine\n"), CollectiveError);
+  MPI_Barrier(kWorld);
+  EXPECT_EQ(slurp(out), "the other run's\n");
+  EXPECT_EQ(temporaries(out), 0u);
+  MPI_Barrier(kWorld);  // before rank 0 creates the probe of check_writable
+  // A run's own earlier commits do not count as another run's (checkpoints).
+  check_writable(kWorld, out);
+  write_on_root(out, "first\n");
+  write_on_root(out, "second\n");
+  EXPECT_EQ(slurp(out), "second\n");
+}
+
+TEST(FileIdentity, SameFileByInodeOrResolvedPath) {
+  const std::string a = dir() + "/x.h5";
+  if (comm_rank(kWorld) == 0) {
+    put(a, "x");
+    EXPECT_EQ(symlink(a.c_str(), (dir() + "/link.h5").c_str()), 0);
+    mkdir((dir() + "/sub").c_str(), 0755);
+  }
+  MPI_Barrier(kWorld);
+  EXPECT_TRUE(same_file(a, dir() + "/sub/../x.h5"));
+  EXPECT_TRUE(same_file(a, dir() + "/link.h5"));
+  EXPECT_TRUE(same_file(dir() + "/new.h5", dir() + "/sub/../new.h5"));
+  EXPECT_FALSE(same_file(a, dir() + "/new.h5"));
+  EXPECT_THROW(check_distinct_files(kWorld, {{"--input", a}}, {{"--output", dir() + "/link.h5"}}),
+               CollectiveError);
+  EXPECT_NO_THROW(check_distinct_files(kWorld, {{"--input", a}, {"--resume", ""}},
+                                       {{"--output", dir() + "/new.h5"}, {"--json", ""}}));
+}
+
+TEST(Parsers, MatrixMarketBannerTypoIsAnError) {
+  EXPECT_THROW(parse_graph_text("%%MatrixMarkt matrix coordinate real general\n2 2 1\n1 2 1\n", true),
+               std::runtime_error);
+  const auto e = parse_graph_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 3\n", true);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].u, 0);
+  EXPECT_EQ(e[0].v, 1);
+  EXPECT_EQ(e[0].w, 3.0);
+  EXPECT_THROW(parse_graph_text("0 1\n2 x\n", false), std::runtime_error);
+}
+
+TEST(Parsers, RawHeadersFromMemory) {
+  const std::string head = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }\n";
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+  npy += static_cast<char>(head.size());
+  npy += '\0';
+  npy += head;
+  MemorySource s(npy.data(), npy.size());
+  const RawArray a = parse_npy(s, "m.npy");
+  EXPECT_EQ(a.elem, Elem::f32);
+  EXPECT_EQ(shape_string(a.shape), "(3, 2)");
+  MemorySource cut(npy.data(), 20);
+  EXPECT_THROW(parse_npy(cut, "m.npy"), std::runtime_error);
+  const unsigned char idx[] = {0, 0, 8, 2, 0, 0, 0, 3, 0, 0};
+  MemorySource t(idx, sizeof idx);
+  EXPECT_THROW(parse_idx(t, "t-idx2-ubyte"), std::runtime_error);
+}
