@@ -215,6 +215,24 @@ LocalRows read_raw_rows(MPI_Comm comm, const std::string& path, DataFormat forma
   return out;
 }
 
+// Collective. HDF5 converts a float64 value beyond the float32 range to Inf: the row of this
+// rank's first non-finite value is read again in double, and a finite value there is reported as
+// out of range (a real NaN or Inf is left to the caller's check).
+void check_float64_range(const h5::File& f, const std::string& dataset, const std::string& path,
+                         const LocalRows& out) {
+  const auto bad =
+      std::find_if(out.x.begin(), out.x.end(), [](float v) { return !std::isfinite(v); });
+  const int64_t at = bad - out.x.begin(), row = bad == out.x.end() ? -1 : at / out.d;
+  const std::vector<double> again =
+      h5::read_2d<double>(f, dataset, out.begin + std::max<int64_t>(row, 0), row >= 0 ? 1 : 0);
+  std::ostringstream s;
+  if (row >= 0 && std::isfinite(again[at % out.d])) {
+    s << quoted(path) << ": value " << again[at % out.d] << " at row " << out.begin + row
+      << ", column " << at % out.d << " is beyond the float32 range (|x| <= 3.4e38)";
+  }
+  collective_check(f.comm(), s.str().empty(), s.str());
+}
+
 LocalRows read_hdf5_rows(MPI_Comm comm, const std::string& path, const std::string& dataset) {
   const h5::File f = h5::open_read(comm, path);
   const h5::DatasetInfo info = h5::dataset_info(f, dataset);
@@ -231,6 +249,7 @@ LocalRows read_hdf5_rows(MPI_Comm comm, const std::string& path, const std::stri
   const Partition part(out.n, comm_size(comm));
   out.begin = part.begin(comm_rank(comm));
   out.x = h5::read_2d<float>(f, dataset, out.begin, part.count(comm_rank(comm)));
+  if (info.type_size == 8) check_float64_range(f, dataset, path, out);
   return out;
 }
 

@@ -276,6 +276,11 @@ np.save(path("big64.npy"), X64)
 expect_failure("alloc: a float64 value beyond the float32 range named as such",
                run(*learn, "--input", path("big64.npy"), "--output", path("o.h5")),
                "float32 range")
+with h5py.File(path("big64.h5"), "w") as f:
+    f["X"] = X64
+expect_failure("alloc: a float64 HDF5 value beyond the float32 range named as such",
+               run(*learn, "--input", path("big64.h5"), "--output", path("o.h5")),
+               "float32 range")
 
 # --- (5) numeric options ------------------------------------------------------------------------
 for name, args, mention in (
