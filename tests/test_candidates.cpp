@@ -255,6 +255,16 @@ TEST(Candidates, SmallBlocksAllEngines) {
   }
 }
 
+// The brute-force lists of the local rows.
+std::vector<List> exact_lists(const Data& data, const std::vector<float>& all, const LocalRows& rows,
+                              int m) {
+  std::vector<List> exact(static_cast<std::size_t>(rows.local_rows()));
+  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
+    exact[i] = brute_force(data, all, rows.begin + i, m);
+  }
+  return exact;
+}
+
 // |cand ∩ exact| over the local rows, summed over all ranks.
 double own_recall(const Candidates& c, const std::vector<List>& exact, int m) {
   double hits = 0;
@@ -273,10 +283,7 @@ TEST(Candidates, ApproximateEnginesRecall) {
   const int m = 20;
   const std::vector<float> all = data.all();
   const LocalRows rows = data.block(MPI_COMM_WORLD);
-  std::vector<List> exact(static_cast<std::size_t>(rows.local_rows()));
-  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
-    exact[i] = brute_force(data, all, rows.begin + i, m);
-  }
+  const std::vector<List> exact = exact_lists(data, all, rows, m);
   // Defaults of both engines, and a weak FLANN setting to check estimate_recall below 1.
   AnnParams hnsw, flann, weak;
   flann.engine = weak.engine = "flann";
@@ -438,10 +445,7 @@ TEST(Candidates, PartitionRouteRecallOfDefaults) {
   const int m = 20;
   const std::vector<float> all = data.all();
   const LocalRows rows = data.block(MPI_COMM_WORLD);
-  std::vector<List> exact(static_cast<std::size_t>(rows.local_rows()));
-  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
-    exact[i] = brute_force(data, all, rows.begin + i, m);
-  }
+  const std::vector<List> exact = exact_lists(data, all, rows, m);
   for (const char* engine : {"hnsw", "flann"}) {
     AnnParams p;
     p.engine = engine;
@@ -466,10 +470,7 @@ TEST(Candidates, HnswRecallOnGridOrderedManifold) {
   const Data data{rows.n, rows.d, {}};
   const std::vector<float> all = lsgl::allgather_items(MPI_COMM_WORLD, rows.x);
   const int m = 4;
-  std::vector<List> exact(static_cast<std::size_t>(rows.local_rows()));
-  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
-    exact[i] = brute_force(data, all, rows.begin + i, m);
-  }
+  const std::vector<List> exact = exact_lists(data, all, rows, m);
   for (const char* route : {"partition", "ring"}) {
     AnnParams p;
     p.route = route;

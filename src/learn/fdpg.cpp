@@ -12,10 +12,7 @@
 #include <limits>
 #include <memory>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "kernels.hpp"
 #include "lsgl/learn/log_model.hpp"
 #include "lsgl/util/error.hpp"
 
@@ -23,23 +20,11 @@ namespace lsgl {
 
 namespace {
 
+using learn_kernels::positive_part;
+using learn_kernels::relative;
+
 // Dual start lambda_i = 1 (the multiplier of a unit degree) when there is no warm start.
 constexpr double kLambdaStart = 1.0;
-
-// max(0, t) without a branch (see log_model.cpp: most allowed edges end at zero).
-inline double positive_part(double t) {
-#if defined(__SSE2__)
-  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(t), _mm_setzero_pd()));
-#else
-  return std::max(0.0, t);
-#endif
-}
-
-// Relative change ||diff|| / ||prev|| without dividing by zero.
-double relative(double diff2, double prev2) {
-  if (prev2 > 0.0) return std::sqrt(diff2 / prev2);
-  return diff2 > 0.0 ? std::numeric_limits<double>::infinity() : 0.0;
-}
 
 // Primal weight of one edge from the duals at its ends: w*_e = max(0, (l_i + l_j)/2 - tz_e).
 inline double primal_weight(double li, double lj, double tz) {

@@ -4,10 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "kernels.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/error.hpp"
 
@@ -44,25 +41,12 @@ double estimate_dual_scale(MPI_Comm comm, const Candidates& cand, double theta) 
 
 namespace {
 
-// Relative change ||diff|| / ||prev|| without dividing by zero.
-double relative(double diff2, double prev2) {
-  if (prev2 > 0.0) return std::sqrt(diff2 / prev2);
-  return diff2 > 0.0 ? std::numeric_limits<double>::infinity() : 0.0;
-}
+using learn_kernels::positive_part;
+using learn_kernels::relative;
 
 // Prox of the conjugate of -alpha * sum log (alpha = 1): p = (y - sqrt(y^2 + 4 gamma)) / 2.
 inline double prox_log_conjugate(double y, double gamma) {
   return 0.5 * (y - std::sqrt(y * y + 4.0 * gamma));
-}
-
-// max(0, t) without a branch: the sign of t is unpredictable in the edge pass (most allowed
-// edges end at zero), and compilers emit a conditional jump for std::max there.
-inline double positive_part(double t) {
-#if defined(__SSE2__)
-  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(t), _mm_setzero_pd()));
-#else
-  return std::max(0.0, t);
-#endif
 }
 
 // Forward-backward-forward iteration (Kalofolias 2016 Alg. 1) on S/c (c = dual scale), fused so

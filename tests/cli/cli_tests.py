@@ -80,7 +80,7 @@ for ranks in (2, 3):
     if ok:
         Wp, gap, _, _ = load(out)
         ok = abs(Wp - graphs[1][0]).sum() <= 1e-10 * abs(graphs[1][0]).sum() and \
-            gap["ann_route"] == "partition" and gap["ann_cells"] == 16 * ranks
+            gap["ann_route"] in ("partition", b"partition") and gap["ann_cells"] == 16 * ranks
     check(f"--ann-route partition on {ranks} ranks: same graph as the ring on 1 rank", ok,
           p.stderr if p else "timeout")
 if 1 in graphs:
