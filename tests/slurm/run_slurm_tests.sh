@@ -171,7 +171,10 @@ sweep=$(sbatch --parsable --array=0-2 --ntasks=1 "$root/jobs/sweep.sbatch" sweep
   --input small.h5 --ann exact --quiet) || { echo "FAIL: sbatch sweep.sbatch"; exit 1; }
 bad=$(sbatch --parsable --array=1 --ntasks=1 "$root/jobs/sweep.sbatch" sweep-bad.csv \
   --input small.h5 --ann exact --quiet) || { echo "FAIL: sbatch sweep.sbatch (failing task)"; exit 1; }
-sig_args=(--input small.h5 --k 5 --ann exact --tol 1e-300 --max-iter 4000 --progress-every 100)
+# --degree-tol 0: an exact resume of the solver (a resume during the degree correction continues
+# it from the checkpoint's theta and need not match the uninterrupted run bit for bit).
+sig_args=(--input small.h5 --k 5 --ann exact --tol 1e-300 --max-iter 4000 --progress-every 100
+          --degree-tol 0)
 sig=$(sbatch --parsable --ntasks=2 "$root/jobs/learn.sbatch" "${sig_args[@]}") ||
   { echo "FAIL: sbatch the signal job"; exit 1; }
 echo "submitted learn $learn, sweep $sweep (3 tasks), failing task $bad, signal test $sig"
