@@ -7,6 +7,7 @@
 #include "commands_impl.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/version.hpp"
 #include "options.hpp"
 
 namespace lsgl::cli {
@@ -14,7 +15,7 @@ namespace lsgl::cli {
 namespace {
 
 const char* kUsage =
-    "lsgl " LSGL_VERSION " - large-scale graph learning from smooth signals\n"
+    " - large-scale graph learning from smooth signals\n"
     "\n"
     "usage: [mpirun -n P] lsgl <command> [options] [PETSc options]\n"
     "\n"
@@ -37,11 +38,11 @@ const char* kUsage =
 int dispatch(MPI_Comm comm, int argc, char** argv) {
   const std::string command = argc > 1 ? argv[1] : "";
   if (command.empty() || command == "--help" || command == "help") {
-    if (comm_rank(comm) == 0) std::fputs(kUsage, stdout);
+    if (comm_rank(comm) == 0) std::printf("lsgl %s%s", version(), kUsage);
     return command.empty() ? 1 : 0;
   }
   if (command == "--version") {
-    if (comm_rank(comm) == 0) std::printf("lsgl %s (%s)\n", LSGL_VERSION, LSGL_GIT_COMMIT);
+    if (comm_rank(comm) == 0) std::printf("lsgl %s (%s)\n", version(), git_commit());
     return 0;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);

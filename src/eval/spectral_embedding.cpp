@@ -11,6 +11,7 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/petsc.hpp"
+#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 
@@ -161,8 +162,8 @@ void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e,
     h5::set_attr(f, "/embedding", "component_nodes", e.component_nodes);
     h5::set_attr(f, "/embedding", "component_id", e.component_id);
     h5::set_attr(f, "/embedding", "solver", e.solver);
-    h5::set_attr(f, "/", "lsgl_version", std::string(LSGL_VERSION));
-    h5::set_attr(f, "/", "git_commit", std::string(LSGL_GIT_COMMIT));
+    h5::set_attr(f, "/", "lsgl_version", std::string(version()));
+    h5::set_attr(f, "/", "git_commit", std::string(git_commit()));
   });
 }
 

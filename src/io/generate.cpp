@@ -17,6 +17,7 @@
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 namespace {
@@ -78,7 +79,7 @@ void write_h5(MPI_Comm comm, const std::string& path, Fn&& write) {
 void set_common_attrs(const h5::File& f, const std::string& kind, uint64_t seed) {
   h5::set_attr(f, "/", "kind", kind);
   h5::set_attr(f, "/", "seed", seed);
-  h5::set_attr(f, "/", "generator", std::string("lsgl ") + LSGL_VERSION);
+  h5::set_attr(f, "/", "generator", std::string("lsgl ") + version());
 }
 
 // Normalised Gaussian kernel of standard deviation sigma, truncated at 4 sigma: weights for

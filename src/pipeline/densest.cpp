@@ -11,6 +11,7 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"
+#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 
@@ -114,8 +115,8 @@ void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
     for (auto& p : method_parameters(o, s)) attrs.push_back(p);
     set_attributes(f, "/subgraph", attrs);
     const Attributes file_attrs = {
-        {"lsgl_version", std::string(LSGL_VERSION)},
-        {"git_commit", std::string(LSGL_GIT_COMMIT)},
+        {"lsgl_version", std::string(version())},
+        {"git_commit", std::string(git_commit())},
         {"command_line", o.command_line},
         {"configuration", o.configuration},
         {"ranks", static_cast<std::int64_t>(comm_size(comm))},

@@ -16,6 +16,7 @@
 #include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/phase.hpp"
+#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 
@@ -115,8 +116,8 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
         {"input", o.input},
         {"labels", o.labels},
         {"ranks", static_cast<std::int64_t>(size)},
-        {"lsgl_version", std::string(LSGL_VERSION)},
-        {"git_commit", std::string(LSGL_GIT_COMMIT)},
+        {"lsgl_version", std::string(version())},
+        {"git_commit", std::string(git_commit())},
         {"command_line", o.command_line},
         {"configuration", o.configuration},
         {"utc_time", utc_now()}};
@@ -226,7 +227,7 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
                        {"labels", o.labels},
                        {"per_class", o.per_class},
                        {"seed", static_cast<std::int64_t>(o.seed)},
-                       {"lsgl_version", std::string(LSGL_VERSION)},
+                       {"lsgl_version", std::string(version())},
                        {"command_line", o.command_line},
                        {"utc_time", utc_now()}});
   });

@@ -21,6 +21,7 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"
+#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 
@@ -593,8 +594,8 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
       if (o.model == "hard") add("rel_change_dual", s.solver.rel_change_dual);
     }
     const Attributes file_attrs = {
-        {"lsgl_version", std::string(LSGL_VERSION)},
-        {"git_commit", std::string(LSGL_GIT_COMMIT)},
+        {"lsgl_version", std::string(version())},
+        {"git_commit", std::string(git_commit())},
         {"command_line", o.command_line},
         {"configuration", o.configuration},
         {"ranks", static_cast<std::int64_t>(comm_size(comm))},
