@@ -2,11 +2,9 @@
 #include <cstdio>
 
 #include "commands_impl.hpp"
-#include "lsgl/graph/edgeset.hpp"
-#include "lsgl/io/dataset.hpp"
-#include "lsgl/learn/theta.hpp"
 #include "lsgl/pipeline/learn.hpp"
-#include "lsgl/util/error.hpp"
+#include "lsgl/util/interrupt.hpp"
+#include "lsgl/util/mpi.hpp"
 #include "options.hpp"
 
 namespace lsgl::cli {
@@ -166,17 +164,7 @@ int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
     return 0;
   }
   o = finish(o);
-  collective_check(comm, !o.input.empty(), "--input is required");
-  collective_check(comm, o.k >= 1, "--k must be at least 1");
-  collective_check(comm, o.r >= 1.0 && o.r * o.k <= 1e6,
-                   "--r must be at least 1 and r*k at most 1e6 candidates per node");
-  const LocalRows data = read_dataset(comm, o.input, o.dataset);
-  const int m = static_cast<int>(std::lround(o.r * o.k));
-  collective_check(comm, data.n > m && m > o.k,
-                   "need n > r*k > k (n = " + std::to_string(data.n) + ", r*k = " +
-                       std::to_string(m) + ")");
-  const Candidates cand = find_candidates(comm, data, m, o.ann);
-  const ThetaChoice t = theta_from_k(comm, cand, o.k);
+  const ThetaChoice t = run_theta(comm, o);
   if (comm_rank(comm) == 0) {
     std::printf("k = %d\ntheta = %.10g\nmean lower bound = %.10g\nmean upper bound = %.10g\n",
                 o.k, t.theta, t.lower_mean, t.upper_mean);

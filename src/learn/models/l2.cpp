@@ -1,0 +1,91 @@
+// --model l2: [KP19] eq. 4, alpha given or searched until the average degree is k.
+#include <algorithm>
+#include <cstdio>
+
+#include "lsgl/learn/l2_model.hpp"
+#include "models.hpp"
+
+namespace lsgl {
+
+namespace {
+
+class L2Model : public Model {
+ public:
+  L2Model(MPI_Comm comm, const LearnOptions& o) : Model(comm, o) {
+    refuse_foreign_options({"alpha"});
+  }
+
+  std::vector<double> learn(LearnInput in) override {
+    L2Params lp;
+    lp.tol = o_.solver.tol;
+    lp.max_iterations = o_.solver.max_iterations;
+    L2Report rep;
+    std::vector<double> w;
+    if (o_.alpha > 0) {
+      alpha_ = o_.alpha;
+      w = learn_l2(in.edges, o_.alpha, lp, rep);
+      iterations_total_ = rep.iterations;
+    } else {
+      L2Search search;
+      w = l2_search_alpha(in.edges, o_.k, o_.prune, lp, search, 0.02, 40,
+                          [&](double alpha, double degree, const L2Report& r) {
+                            print_solve(alpha, degree, r);
+                          });
+      rep = search.last;
+      alpha_ = search.alpha;
+      solves_ = search.solves;
+      iterations_total_ = search.iterations;
+    }
+    report_.iterations = rep.iterations;
+    report_.iterations_run = iterations_total_;  // for the time per iteration
+    report_.converged = rep.converged;
+    report_.rel_change_primal = rep.rel_change;
+    report_.norm_S = rep.norm_S;
+    return w;
+  }
+
+  void add_attributes(Attributes& a) const override {
+    a.emplace_back("alpha", alpha_);
+    a.emplace_back("alpha_searched", static_cast<std::int64_t>(solves_ > 0 ? 1 : 0));
+    a.emplace_back("alpha_solves", static_cast<std::int64_t>(solves_));
+    a.emplace_back("iterations_total", static_cast<std::int64_t>(iterations_total_));
+    a.emplace_back("iterations", static_cast<std::int64_t>(report_.iterations));
+    a.emplace_back("converged", static_cast<std::int64_t>(report_.converged ? 1 : 0));
+    a.emplace_back("rel_change_primal", report_.rel_change_primal);
+    a.emplace_back("tol", o_.solver.tol);
+  }
+
+  void print_summary() const override {
+    if (solves_ > 0)
+      std::printf("  alpha              %.6g (searched for k: %d solves, %d iterations)\n", alpha_,
+                  solves_, iterations_total_);
+    else
+      std::printf("  alpha              %.6g (given)\n", alpha_);
+    std::printf("  iterations         %d (%s, rel. change %.2e, tol %.0e)\n", report_.iterations,
+                report_.converged ? "converged" : "NOT converged", report_.rel_change_primal,
+                o_.solver.tol);
+  }
+
+ private:
+  void print_solve(double alpha, double degree, const L2Report& r) const {
+    if (!talk() || o_.progress_every <= 0) return;
+    std::printf("  alpha %.6g: average degree %.3f, %d iterations (%.1f projection steps "
+                "each)%s\n",
+                alpha, degree, r.iterations,
+                static_cast<double>(r.projection_steps) / std::max(1, r.iterations),
+                r.converged ? "" : " (NOT converged)");
+    std::fflush(stdout);
+  }
+
+  double alpha_ = 0.0;
+  int solves_ = 0;  // solutions computed by the alpha search (0: alpha given)
+  int iterations_total_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_l2_model(MPI_Comm comm, const LearnOptions& o) {
+  return std::make_unique<L2Model>(comm, o);
+}
+
+}  // namespace lsgl

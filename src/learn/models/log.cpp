@@ -1,0 +1,269 @@
+// --model log, the default: [KP19] eq. 5 with theta from eq. 18 (corrected until the average
+// degree is k), solved by fbf or fdpg, with checkpoints, resume and interruption by a signal.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "lsgl/learn/checkpoint.hpp"
+#include "lsgl/learn/degree_search.hpp"
+#include "lsgl/learn/l2_model.hpp"
+#include "lsgl/learn/theta.hpp"
+#include "lsgl/util/error.hpp"
+#include "lsgl/util/interrupt.hpp"
+#include "models.hpp"
+
+namespace lsgl {
+
+namespace {
+
+// "theta:degree:iterations" of every solve, separated by "; ".
+std::string degree_trials_text(const std::vector<DegreeTrial>& trials) {
+  std::ostringstream out;
+  out.precision(10);
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    out << (i ? "; " : "") << trials[i].x << ":" << trials[i].degree << ":" << trials[i].iterations;
+  }
+  return out.str();
+}
+
+class LogModel : public Model {
+ public:
+  LogModel(MPI_Comm comm, const LearnOptions& o) : Model(comm, o) {
+    refuse_foreign_options({"theta", "beta", "alpha", "checkpoint", "resume"});
+    collective_check(comm, (o.alpha > 0) == (o.beta > 0),
+                     "--alpha and --beta must be given together");
+    collective_check(comm, !(o.theta > 0 && o.alpha > 0), "give either --theta or --alpha/--beta");
+  }
+  const char* prepare_phase() const override { return "theta"; }
+
+  void attach_data(const LocalRows& data) override { key_ = problem_key(data); }
+
+  void prepare(const Candidates& cand) override {
+    const double theta = o_.alpha > 0 ? 1.0 / std::sqrt(o_.alpha * o_.beta)
+                                      : (o_.theta > 0 ? o_.theta : theta_from_k(comm_, cand, o_.k).theta);
+    set_parameters(theta);
+    theta_eq18_ = o_.alpha > 0 || o_.theta > 0 ? 0.0 : theta;
+    dual_scale_ = o_.solver.dual_scale > 0 ? o_.solver.dual_scale
+                                           : estimate_dual_scale(comm_, cand, theta_);
+  }
+
+  EdgeSet resume(const std::string& path, double* recall) override {
+    LoadedCheckpoint c = read_checkpoint(comm_, path);
+    collective_check(comm_, c.info.key == key_,
+                     "checkpoint '" + path +
+                         "' was written for other data or other parameters (it has: " +
+                         c.info.key + ")");
+    start_ = std::make_unique<SolverState>(std::move(c.state));
+    *recall = c.info.recall;
+    theta_eq18_ = c.info.theta_eq18;
+    set_parameters(c.info.theta);
+    dual_scale_ = start_->dual_scale;
+    if (talk())
+      std::printf("  resuming from '%s' at iteration %d\n", path.c_str(), start_->iteration);
+    return std::move(c.edges);
+  }
+
+  std::vector<double> learn(LearnInput in) override {
+    const CheckpointInfo info{key_, theta_, in.recall, theta_eq18_};
+    std::vector<double> w = learn_to_degree(in.edges, info);
+    if (talk())
+      std::printf(
+          "  ||S|| = %.4g (power iteration), gamma = %.4g, dual scale %.4g after %d rescales\n",
+          report_.norm_S, report_.gamma, report_.final_dual_scale, report_.rescales);
+    return w;
+  }
+
+  double scale() const override { return delta_; }
+
+  std::string prepared_line(std::int64_t allowed_edges) const override {
+    char line[160];
+    std::snprintf(line, sizeof line, "theta = %.6g, %lld allowed edges, dual scale %.4g", theta_,
+                  (long long)allowed_edges, dual_scale_);
+    return line;
+  }
+
+  void add_attributes(Attributes& a) const override {
+    a.emplace_back("theta", theta_);
+    a.emplace_back("alpha", alpha_);
+    a.emplace_back("beta", beta_);
+    a.emplace_back("delta", delta_);
+    a.emplace_back("solver", o_.solver.solver);
+    a.emplace_back("iterations", static_cast<std::int64_t>(report_.iterations));
+    a.emplace_back("converged", static_cast<std::int64_t>(report_.converged ? 1 : 0));
+    a.emplace_back("rel_change_primal", report_.rel_change_primal);
+    a.emplace_back("tol", o_.solver.tol);
+    a.emplace_back("rel_change_dual", report_.rel_change_dual);
+    a.emplace_back("step", o_.solver.step);
+    a.emplace_back("dual_scale_initial", dual_scale_);
+    a.emplace_back("dual_scale", report_.final_dual_scale);
+    a.emplace_back("theta_eq18", theta_eq18_);
+    a.emplace_back("degree_tol", o_.degree_tol);
+    a.emplace_back("degree_solves", static_cast<std::int64_t>(trials_.size()));
+    a.emplace_back("degree_reached", static_cast<std::int64_t>(degree_reached_ ? 1 : 0));
+    a.emplace_back("degree_trials", degree_trials_text(trials_));
+    a.emplace_back("iterations_total", static_cast<std::int64_t>(iterations_total_));
+  }
+
+  void print_summary() const override {
+    std::printf("  solver             %s\n", o_.solver.solver.c_str());
+    std::printf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)\n",
+                report_.iterations, report_.converged ? "converged" : "NOT converged",
+                report_.rel_change_primal, report_.rel_change_dual, o_.solver.tol);
+    if (trials_.size() > 1)
+      std::printf("  degree correction  %s: theta %.6g (eq. 18: %.6g), %zu solves, %d iterations "
+                  "in all\n",
+                  degree_reached_ ? "within --degree-tol" : "NOT within --degree-tol (closest kept)",
+                  theta_, theta_eq18_, trials_.size(), iterations_total_);
+  }
+
+ private:
+  // alpha, beta, delta for a theta ([KP19] Prop. 1): with --alpha/--beta as given (weights
+  // scaled by delta); otherwise alpha = beta = 1/theta and delta = 1.
+  void set_parameters(double theta) {
+    theta_ = theta;
+    if (o_.alpha > 0) {
+      alpha_ = o_.alpha;
+      beta_ = o_.beta;
+      delta_ = std::sqrt(o_.alpha / o_.beta);
+    } else {
+      alpha_ = beta_ = 1.0 / theta;
+      delta_ = 1.0;
+    }
+  }
+
+  // What a checkpoint must match: the data and every option that changes the learned graph
+  // (not tol, max-iter, prune, threads or output options).
+  std::string problem_key(const LocalRows& data) const {
+    const std::uint64_t print = fingerprint(comm_, data);
+    AnnParams ann = o_.ann;
+    ann.threads = 1;
+    std::ostringstream k;
+    k.precision(12);
+    k << "n=" << data.n << " d=" << data.d << " data=" << std::hex << print << std::dec
+      << " k=" << o_.k << " r=" << o_.r << " theta=" << o_.theta << " alpha=" << o_.alpha
+      << " beta=" << o_.beta << " ann=[" << ann.describe() << "] seed=" << o_.seed
+      << " step=" << o_.solver.step << " dual_scale=" << o_.solver.dual_scale
+      << " balance_every=" << o_.solver.balance_every;
+    if (o_.support != "ann") k << " support=" << o_.support;  // absent from older checkpoints
+    if (o_.order != "input") k << " order=" << o_.order;      // node ids of the checkpoint
+    if (o_.solver.solver != "fbf") k << " solver=" << o_.solver.solver;  // meaning of the duals
+    return k.str();
+  }
+
+  // Collective. The iteration at theta = info.theta to `tol`, from `start` if given, with
+  // progress lines, checkpoints and the interrupt flag; fills report_ and, when given,
+  // *final_state with the state after the last iteration.
+  std::vector<double> solve(const EdgeSet& edges, const CheckpointInfo& info, double tol,
+                            const SolverState* start, SolverState* final_state) {
+    std::vector<double> tz = edges.z();
+    for (auto& x : tz) x *= info.theta;
+    SolverParams sp = o_.solver;
+    sp.tol = tol;
+    sp.dual_scale = dual_scale_;
+    sp.interrupt = interrupt_flag();
+    return learn_log(
+        edges, tz, sp, report_,
+        [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
+          if (talk() && o_.progress_every > 0 && it.iteration % o_.progress_every == 0) {
+            std::printf("  iteration %5d   rel. change primal %.3e  dual %.3e\n", it.iteration,
+                        it.rel_change_primal, it.rel_change_dual);
+            std::fflush(stdout);
+          }
+          const bool due =
+              o_.checkpoint_every > 0 && it.iteration % o_.checkpoint_every == 0 && !it.converged;
+          if (!o_.checkpoint.empty() && (due || it.interrupted)) {
+            write_checkpoint(o_.checkpoint, edges, capture(), info);
+            if (talk()) {
+              std::printf("  checkpoint written at iteration %d: %s\n", it.iteration,
+                          o_.checkpoint.c_str());
+              std::fflush(stdout);
+            }
+          }
+          if (final_state && (it.converged || it.iteration >= sp.max_iterations)) {
+            *final_state = capture();
+          }
+          return it.interrupted;
+        },
+        start);
+  }
+
+  // Collective. The solve at info.theta; when theta came from [KP19] eq. 18 and --degree-tol
+  // > 0, theta is corrected (search_degree) with solves to --degree-search-tol, each
+  // warm-started from the previous one's weights and duals, and the closest theta is then solved
+  // to --tol from its state. Returns those weights.
+  std::vector<double> learn_to_degree(const EdgeSet& edges, CheckpointInfo info) {
+    const bool target = o_.degree_tol > 0 && o_.theta <= 0 && o_.alpha <= 0;
+    const double search_tol =
+        target ? std::max(o_.solver.tol, o_.degree_search_tol) : o_.solver.tol;
+    SolverState last, best_state;
+    bool have_last = false;
+    std::vector<double> w;
+    double best_deviation = std::numeric_limits<double>::infinity();
+    iterations_total_ = 0;
+    DegreeSearchParams dp;
+    dp.k = o_.k;
+    dp.tolerance = o_.degree_tol;
+    dp.max_solves = target ? o_.max_solves : 1;
+    const DegreeSearchResult r = search_degree(dp, info.theta, [&](double theta)
+                                                   -> std::optional<DegreeTrial> {
+      info.theta = theta;
+      if (have_last) {  // warm start at a new theta: a fresh count of iterations
+        last.iteration = 0;
+        last.rescales = 0;
+      }
+      SolverState next;
+      w = solve(edges, info, search_tol, have_last ? &last : start_.get(), &next);
+      iterations_total_ += report_.iterations_run;
+      if (report_.interrupted) return std::nullopt;
+      last = std::move(next);
+      have_last = true;
+      const DegreeTrial t{theta, average_degree(edges, w, o_.prune), report_.iterations};
+      if (talk() && target) {
+        std::printf("  theta %.6g: average degree %.3f (%+.1f%%), %d iterations at tol %.0e%s\n",
+                    theta, t.degree, 100.0 * (t.degree - o_.k) / o_.k, t.iterations, search_tol,
+                    report_.converged ? "" : " (NOT converged)");
+        std::fflush(stdout);
+      }
+      if (std::abs(t.degree - o_.k) < best_deviation) {  // the same choice as r.best
+        best_deviation = std::abs(t.degree - o_.k);
+        best_state = last;
+      }
+      trials_.push_back(t);
+      return t;
+    });
+    degree_reached_ = r.reached;
+    if (r.interrupted || r.trials.empty()) return w;
+    theta_ = info.theta = r.trials[r.best].x;
+    if (search_tol > o_.solver.tol) {  // the kept theta to --tol, continuing its own solve
+      w = solve(edges, info, o_.solver.tol, &best_state, nullptr);
+      iterations_total_ += report_.iterations_run;
+      if (report_.interrupted) return w;
+      const double degree = average_degree(edges, w, o_.prune);
+      degree_reached_ = std::abs(degree - o_.k) <= o_.degree_tol * o_.k;
+      if (talk()) {
+        std::printf("  theta %.6g: average degree %.3f at tol %.0e, %d more iterations\n", theta_,
+                    degree, o_.solver.tol, report_.iterations_run);
+      }
+    }
+    return w;
+  }
+
+  std::string key_;  // checkpoint key: the data's fingerprint and the problem's parameters
+  double theta_ = 0.0, alpha_ = 0.0, beta_ = 0.0, delta_ = 1.0;
+  double theta_eq18_ = 0.0;  // [KP19] eq. 18's theta (0: theta given, or unknown on resume)
+  double dual_scale_ = 1.0;
+  std::unique_ptr<SolverState> start_;  // the resumed state
+  std::vector<DegreeTrial> trials_;     // every solve of the degree correction
+  bool degree_reached_ = false;         // the kept solve is within --degree-tol
+  int iterations_total_ = 0;            // over all solves
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_log_model(MPI_Comm comm, const LearnOptions& o) {
+  return std::make_unique<LogModel>(comm, o);
+}
+
+}  // namespace lsgl

@@ -1,0 +1,183 @@
+// The learn pipeline through its model interface: `lsgl theta` and the log model start from the
+// same [KP19] eq. 18 theta, computed here from brute-force neighbour lists; the knn model's graph
+// equals the Gaussian k-NN graph built here; every model refuses the options of the others.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/io/h5.hpp"
+#include "lsgl/learn/model.hpp"
+#include "lsgl/pipeline/learn.hpp"
+#include "lsgl/util/error.hpp"
+#include "support.hpp"
+
+using namespace lsgl;
+
+namespace {
+
+constexpr std::int64_t kN = 60, kD = 3;
+
+float value(std::int64_t i, std::int64_t j) {
+  return static_cast<float>(std::sin(0.37 * i * (j + 1) + j) + 0.01 * ((i * 7 + j) % 5));
+}
+
+// Every rank: the n x n squared distances of the rows above (float rows, double sums).
+std::vector<double> all_distances() {
+  std::vector<double> z(kN * kN);
+  for (std::int64_t a = 0; a < kN; ++a)
+    for (std::int64_t b = 0; b < kN; ++b) {
+      double s = 0;
+      for (std::int64_t j = 0; j < kD; ++j) {
+        const double t = static_cast<double>(value(a, j)) - static_cast<double>(value(b, j));
+        s += t * t;
+      }
+      z[a * kN + b] = s;
+    }
+  return z;
+}
+
+// Every rank: the m nearest other rows of row a by (distance, index).
+std::vector<std::pair<double, std::int64_t>> nearest(const std::vector<double>& z, std::int64_t a,
+                                                     int m) {
+  std::vector<std::pair<double, std::int64_t>> l;
+  for (std::int64_t b = 0; b < kN; ++b)
+    if (b != a) l.emplace_back(z[a * kN + b], b);
+  std::sort(l.begin(), l.end());
+  l.resize(m);
+  return l;
+}
+
+// Collective. The data file, written once.
+const std::string& data_file() {
+  static const std::string path = [] {
+    const std::string p = lsgl::test::shared_tmpdir("lsgl-learnpipe") + "/x.h5";
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const std::int64_t begin = kN * rank / size, end = kN * (rank + 1) / size;
+    std::vector<float> x;
+    for (std::int64_t i = begin; i < end; ++i)
+      for (std::int64_t j = 0; j < kD; ++j) x.push_back(value(i, j));
+    h5::File f = h5::create(MPI_COMM_WORLD, p);
+    h5::write_2d(f, "/X", x, begin, kN, kD);
+    f.close();
+    return p;
+  }();
+  return path;
+}
+
+LearnOptions options(const std::string& model, const std::string& output) {
+  LearnOptions o;
+  o.model = model;
+  o.input = data_file();
+  o.output = output;
+  o.k = 4;
+  o.r = 3;
+  o.ann.engine = "exact";
+  o.quiet = true;
+  o.recall_sample = 0;
+  return o;
+}
+
+// Every rank: [KP19] eq. 18 written out: the geometric mean of the mean lower and mean upper
+// bounds of every node's interval (Thm. 3) from its r*k nearest distances.
+double eq18_theta(int k, int m) {
+  const auto z = all_distances();
+  double lo = 0, up = 0;
+  int nlo = 0, nup = 0;
+  for (std::int64_t a = 0; a < kN; ++a) {
+    const auto l = nearest(z, a, m);
+    double b = 0;
+    for (int i = 0; i < k; ++i) b += l[i].first;
+    const double zk1 = l[k].first, zk = l[k - 1].first;
+    const double dl = k * zk1 * zk1 - b * zk1, du = k * zk * zk - b * zk;
+    if (dl > 0) lo += 1 / std::sqrt(dl), ++nlo;
+    if (du > 0) up += 1 / std::sqrt(du), ++nup;
+  }
+  return std::sqrt(lo / nlo * up / nup);
+}
+
+std::string error_of(const LearnOptions& o) {
+  try {
+    run_learn(MPI_COMM_WORLD, o);
+  } catch (const CollectiveError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(LearnPipeline, ThetaCommandAndLogModelStartFromEq18) {
+  const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
+  LearnOptions o = options("log", dir + "/g.h5");
+  o.degree_tol = 0;  // theta stays eq. 18's
+  const double expected = eq18_theta(o.k, 12);
+  const ThetaChoice t = run_theta(MPI_COMM_WORLD, o);
+  EXPECT_NEAR(t.theta, expected, 1e-9 * expected);
+  run_learn(MPI_COMM_WORLD, o);
+  h5::File f = h5::open_read(MPI_COMM_WORLD, o.output);
+  EXPECT_NEAR(h5::get_attr_double(f, "/graph", "theta"), expected, 1e-9 * expected);
+  EXPECT_NEAR(h5::get_attr_double(f, "/graph", "theta_eq18"), expected, 1e-9 * expected);
+  EXPECT_EQ(h5::get_attr_string(f, "/graph", "model"), "log");
+}
+
+TEST(LearnPipeline, KnnModelIsTheGaussianKnnGraph) {
+  const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
+  const LearnOptions o = options("knn", dir + "/knn.h5");
+  run_learn(MPI_COMM_WORLD, o);
+  const auto z = all_distances();
+  double mean_k = 0;
+  std::map<std::pair<std::int64_t, std::int64_t>, double> expected;
+  for (std::int64_t a = 0; a < kN; ++a) mean_k += nearest(z, a, o.k).back().first / kN;
+  for (std::int64_t a = 0; a < kN; ++a)
+    for (const auto& [d, b] : nearest(z, a, o.k)) {
+      expected[{a, b}] = expected[{b, a}] = std::exp(-d / mean_k);
+    }
+  const LocalCsr g = read_graph(MPI_COMM_WORLD, o.output);
+  std::int64_t local_expected = 0, local_found = 0;
+  for (std::int64_t r = 0; r < g.local_rows(); ++r) {
+    const std::int64_t a = g.begin + r;
+    for (std::int64_t e = g.indptr[r]; e < g.indptr[r + 1]; ++e) {
+      const auto it = expected.find({a, g.indices[e]});
+      ASSERT_NE(it, expected.end()) << "edge " << a << "-" << g.indices[e] << " not in the k-NN graph";
+      EXPECT_NEAR(g.data[e], it->second, 1e-6 * it->second);
+      ++local_found;
+    }
+  }
+  for (const auto& [ab, w] : expected)
+    if (ab.first >= g.begin && ab.first < g.begin + g.local_rows()) ++local_expected;
+  EXPECT_EQ(local_found, local_expected);
+}
+
+TEST(LearnPipeline, ModelsRefuseTheOptionsOfOtherModels) {
+  const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
+  LearnOptions o = options("log", dir + "/refused.h5");
+  o.sigma = 1;
+  EXPECT_NE(error_of(o).find("--sigma must be positive and belongs to --model knn"),
+            std::string::npos);
+  o = options("knn", dir + "/refused.h5");
+  o.theta = 2;
+  EXPECT_NE(error_of(o).find("--theta and --beta belong to --model log"), std::string::npos);
+  o = options("hard", dir + "/refused.h5");
+  o.mu = 1;
+  EXPECT_NE(error_of(o).find("--mu must be positive and belongs to --model soft"),
+            std::string::npos);
+  o = options("l2", dir + "/refused.h5");
+  o.checkpoint = dir + "/ck.h5";
+  EXPECT_NE(error_of(o).find("--checkpoint and --resume work with --model log only"),
+            std::string::npos);
+  o = options("soft", dir + "/refused.h5");
+  o.project_dim = 2;
+  o.mu = 1;
+  EXPECT_EQ(error_of(o), "");  // both belong to soft
+  o = options("tree", dir + "/refused.h5");
+  EXPECT_NE(error_of(o).find("unknown --model 'tree'"), std::string::npos);
+}
