@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "lsgl/dpcd/optimizer.hpp"
-#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/graph/local_csr.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl::dpcd {

@@ -7,7 +7,7 @@
 
 #include "lsgl/eval/labels.hpp"
 #include "lsgl/graph/csr_ghosts.hpp"
-#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/graph/local_csr.hpp"
 
 namespace lsgl {
 

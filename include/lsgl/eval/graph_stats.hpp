@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/graph/local_csr.hpp"
 
 namespace lsgl {
 

@@ -19,7 +19,7 @@
 #include "lsgl/eval/components.hpp"
 #include "lsgl/eval/laplacian.hpp"
 #include "lsgl/graph/csr_ghosts.hpp"
-#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/graph/local_csr.hpp"
 
 namespace lsgl {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/graph/local_csr.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/graph/local_csr.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl {

@@ -13,20 +13,11 @@
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
+#include "lsgl/graph/local_csr.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/atomic_file.hpp"
 
 namespace lsgl {
-
-// This rank's rows of a symmetric sparse matrix, column indices sorted per row.
-struct LocalCsr {
-  std::int64_t n = 0;      // global number of rows (= columns)
-  std::int64_t begin = 0;  // global index of the first local row
-  std::vector<std::int64_t> indptr{0};  // local_rows + 1, starting at 0
-  std::vector<std::int64_t> indices;    // global column indices
-  std::vector<double> data;
-  std::int64_t local_rows() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
-};
 
 using AttrValue = std::variant<double, std::int64_t, std::string>;
 using Attributes = std::vector<std::pair<std::string, AttrValue>>;
