@@ -10,6 +10,7 @@
 #include "lsgl/io/generate.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/pipeline/densest.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "support.hpp"
 

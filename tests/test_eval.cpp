@@ -24,6 +24,7 @@
 #include "lsgl/eval/labels.hpp"
 #include "lsgl/eval/spectral_embedding.hpp"
 #include "lsgl/graph/csr_ghosts.hpp"
+#include "lsgl/graph/symmetry_check.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 

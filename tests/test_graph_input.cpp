@@ -13,6 +13,7 @@
 
 #include "lsgl/dpcd/select.hpp"
 #include "lsgl/graph/graph_input.hpp"
+#include "lsgl/graph/graph_io.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "support.hpp"

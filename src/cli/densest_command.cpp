@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "commands_impl.hpp"
+#include "graph_input_options.hpp"
 #include "lsgl/pipeline/densest.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
@@ -13,7 +14,8 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
   DensestOptions o;
   auto& d = o.dpcd.dpcd;
   std::string init_mode;
-  std::string duplicates, init, thresholds, centre, scope, fallback, sizes, methods;
+  GraphInputArgs input;
+  std::string init, thresholds, centre, scope, fallback, sizes, methods;
   std::int64_t seed = 1;
   po::options_description desc("lsgl densest options");
   desc.add_options()
@@ -21,10 +23,6 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
        "('#' comments; ids used as given, 0-based) or Matrix Market (.mtx; ids 1-based, "
        "reported 0-based); text may be gzipped")
-      ("format", po::value(&o.input.format)->default_value("auto"),
-       "graph format: auto (from the file's first bytes), hdf5, edgelist or mtx")
-      ("duplicates", po::value(&duplicates)->default_value("sum"),
-       "repeated entries (i,j): sum (parallel edges add up) or max; then W_ij = max(w_ij, w_ji)")
       ("size", po::value(&sizes), "k: the number of nodes of the subgraph (a comma list runs "
        "each size on the graph read once; then no --output)")
       ("method", po::value(&methods)->default_value("dpcd"),
@@ -83,6 +81,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "tpower: iteration cap")
       ("seed", po::value(&seed)->default_value(1), "random seed (neighbourhood sampling)")
       ("quiet", po::bool_switch(&o.quiet), "print only the summary line and errors");
+  add_graph_input_options(desc, o.input, input);
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {
@@ -96,9 +95,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
   }
   collective_check(comm, p.vm.count("size") > 0, "--size is required");
   lsgl::collectively(comm, [&] {
-    if (duplicates == "sum") o.input.duplicates = DuplicateRule::kSum;
-    else if (duplicates == "max") o.input.duplicates = DuplicateRule::kMax;
-    else throw std::invalid_argument("unknown --duplicates '" + duplicates + "' (sum or max)");
+    apply_graph_input_args(input, o.input);
     if (init_mode != "best" && init_mode != "each")
       throw std::invalid_argument("unknown --init-mode '" + init_mode + "' (best or each)");
     o.dpcd.from_each = init_mode == "each";

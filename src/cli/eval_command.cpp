@@ -1,5 +1,6 @@
 // `lsgl eval`: options -> pipeline.
 #include "commands_impl.hpp"
+#include "graph_input_options.hpp"
 #include "lsgl/pipeline/eval.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
@@ -9,11 +10,15 @@ namespace lsgl::cli {
 int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
                  const std::string& command_line) {
   EvalOptions o;
+  GraphInputArgs input;
   std::string laplacian;
   bool no_diameter = false;
   po::options_description d("lsgl eval options");
   d.add_options()
-      ("graph", po::value(&o.graph), "graph file written by 'lsgl learn' (HDF5, /graph CSR)")
+      ("graph", po::value(&o.graph),
+       "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
+       "('#' comments; ids used as given, 0-based) or Matrix Market (.mtx; ids 1-based, "
+       "reported 0-based); text may be gzipped")
       ("labels", po::value(&o.labels),
        "labels, one integer per node: IDX/IDX.gz, .npy (int64/int32/uint8) or HDF5 (with "
        "--labels-dataset); enables label propagation and class connectivity")
@@ -45,11 +50,12 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
        "embedding: relative residual tolerance of the eigenpairs")
       ("json", po::value(&o.json), "also write the report as one JSON object to this file")
       ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
+  add_graph_input_options(d, o.input, input);
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
     print_help(comm,
-               "usage: [mpirun -n P] lsgl eval --graph GRAPH.h5 [--labels LABELS] [--json "
+               "usage: [mpirun -n P] lsgl eval --graph GRAPH [--labels LABELS] [--json "
                "OUT.json]\n                  [--embedding EMB.h5 --eigenvectors m] [options]\n"
                "\nMeasures a graph: degrees, connected components, label propagation (Zhu et al. "
                "2003, harmonic\nsolution) from a seeded share of known labels, the share of weight "
@@ -58,6 +64,7 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
                d);
     return 0;
   }
+  lsgl::collectively(comm, [&] { apply_graph_input_args(input, o.input); });
   collective_check(comm, laplacian == "combinatorial" || laplacian == "normalized",
                    "--laplacian must be 'combinatorial' or 'normalized' (got '" + laplacian + "')");
   o.embedding_params.kind =

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-#include "lsgl/graph/graph_input.hpp"
+#include "lsgl/graph/symmetrize.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"

@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "lsgl/dpcd/baselines.hpp"
+#include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"

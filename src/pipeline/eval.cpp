@@ -3,12 +3,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 #include <utility>
 
 #include "lsgl/eval/components.hpp"
 #include "lsgl/graph/csr_ghosts.hpp"
-#include "lsgl/graph/graph_io.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/json.hpp"
@@ -59,14 +60,15 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
   NodeLabels labels;
   std::unique_ptr<CsrGhosts> ghosts;
   timed_phase(comm, "read", talk, r, [&] {
-    m = read_graph(comm, o.graph);
-    r.cleaning = check_and_clean_graph(comm, m, o.graph);
+    m = read_graph_input(comm, o.graph, o.input, &r.input);
     if (!o.labels.empty())
       labels = read_node_labels(comm, o.labels, o.labels_dataset, m.n, m.begin, m.local_rows(),
                                 o.max_classes);
     ghosts = std::make_unique<CsrGhosts>(comm, m);
   });
   r.has_labels = !o.labels.empty();
+  const std::string note = r.input.note();
+  if (talk && !note.empty()) std::printf("  note: %s\n", note.c_str());
 
   timed_phase(comm, "degrees", talk, r, [&] { r.stats = graph_stats(comm, m); });
 
@@ -128,7 +130,8 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
 std::string eval_report_json(const EvalReport& r) {
   const GraphStats& s = r.stats;
   JsonObject top;
-  top.add("graph", json_string(r.graph)).add("ranks", json_number(r.ranks));
+  top.add("graph", json_string(r.graph)).add("format", json_string(r.input.format));
+  top.add("ranks", json_number(r.ranks));
   top.add("n", json_number(s.n)).add("nnz", json_number(s.nnz)).add("edges", json_number(s.edges));
   top.add("total_weight", json_number(s.total_weight));
   top.add("avg_degree", json_number(s.avg_degree));
@@ -143,8 +146,8 @@ std::string eval_report_json(const EvalReport& r) {
                                  .add("mean", json_number(s.weighted_degree_mean))
                                  .str());
   top.add("isolated", json_number(s.isolated));
-  top.add("self_loops_dropped", json_number(r.cleaning.self_loops));
-  top.add("zero_weights_dropped", json_number(r.cleaning.zeros));
+  top.add("self_loops_dropped", json_number(r.input.self_loops));
+  top.add("zero_weights_dropped", json_number(r.input.zero_weights));
   top.add("components", json_number(r.components));
   top.add("largest_component", json_number(r.largest_component));
   top.add("singleton_components", json_number(r.singleton_components));
@@ -229,7 +232,7 @@ std::string eval_report_table(const EvalReport& r) {
     std::snprintf(buf, sizeof buf, f, args...);
     return std::string(buf);
   };
-  o << "evaluation of " << r.graph << " (" << r.ranks << " ranks)\n";
+  o << "evaluation of " << r.graph << " (" << r.input.format << ", " << r.ranks << " ranks)\n";
   line("nodes", fmt("%lld", (long long)s.n));
   line("edges", fmt("%lld (nnz %lld)", (long long)s.edges, (long long)s.nnz));
   line("total weight", fmt("%.6g", s.total_weight));
@@ -238,9 +241,9 @@ std::string eval_report_table(const EvalReport& r) {
   line("weighted degree", fmt("mean %.4g (min %.4g, max %.4g)", s.weighted_degree_mean,
                               s.weighted_degree_min, s.weighted_degree_max));
   line("isolated nodes", fmt("%lld", (long long)s.isolated));
-  if (r.cleaning.self_loops + r.cleaning.zeros > 0)
+  if (r.input.self_loops + r.input.zero_weights > 0)
     line("dropped entries", fmt("%lld self loops, %lld zero weights",
-                                (long long)r.cleaning.self_loops, (long long)r.cleaning.zeros));
+                                (long long)r.input.self_loops, (long long)r.input.zero_weights));
   line("components", fmt("%lld (largest %lld nodes, %lld single nodes)", (long long)r.components,
                          (long long)r.largest_component, (long long)r.singleton_components));
   if (r.has_labels) {

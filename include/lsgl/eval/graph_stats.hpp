@@ -1,28 +1,14 @@
 #pragma once
-// Validation and basic statistics of a graph held as row blocks of its symmetric weight matrix W
-// (LocalCsr, as read by read_graph). The eval measures all work on the cleaned graph: no self
-// loops, no stored zeros, columns sorted, W symmetric.
+// Basic statistics of a graph held as row blocks of its symmetric weight matrix W (LocalCsr, as
+// read by read_graph_input). The eval measures all work on the cleaned graph: no self loops, no
+// stored zeros, columns sorted, W symmetric (graph/symmetry_check.hpp).
 #include <mpi.h>
 
 #include <cstdint>
-#include <string>
 
 #include "lsgl/graph/local_csr.hpp"
 
 namespace lsgl {
-
-struct GraphCleaning {
-  std::int64_t self_loops = 0;  // diagonal entries dropped
-  std::int64_t zeros = 0;       // stored zero weights dropped
-};
-
-// Collective. Checks `m` and makes it the cleaned graph: throws CollectiveError on every rank
-// (one line naming the first offending row, 0-based) when a column index is outside [0, n),
-// columns are not strictly increasing in a row, a weight is negative, NaN or Inf, or W is not
-// symmetric (W[j][i] must equal W[i][j] exactly; the check sends every off-rank entry to the
-// owner of its column once). Self loops and zero weights are removed and counted. `what` names
-// the graph in messages (e.g. the file name).
-GraphCleaning check_and_clean_graph(MPI_Comm comm, LocalCsr& m, const std::string& what);
 
 struct GraphStats {
   std::int64_t n = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // `lsgl eval`: measures of a learned graph, each a named, timed phase with its own PETSc log
-// stage: read (graph, checks, labels) -> degrees -> components -> label propagation -> class
+// stage: read (graph, checks, labels; graph_input.hpp, any of its formats) -> degrees -> components -> label propagation -> class
 // connectivity -> diameter -> embedding. Rank 0 prints a table; with a JSON path the report is
 // also written as one JSON object.
 #include <mpi.h>
@@ -15,11 +15,14 @@
 #include "lsgl/eval/graph_stats.hpp"
 #include "lsgl/eval/label_propagation.hpp"
 #include "lsgl/eval/spectral_embedding.hpp"
+#include "lsgl/graph/graph_input.hpp"
 
 namespace lsgl {
 
 struct EvalOptions {
-  std::string graph;                       // graph file (the output contract of `lsgl learn`)
+  std::string graph;  // graph file: HDF5 (the output contract of `lsgl learn`), edge list or mtx
+  // The reader's options; eval's policy: refuse asymmetric input (graph_input.hpp).
+  GraphInputOptions input{"auto", DuplicateRule::kSum, SymmetryPolicy::kRequire};
   std::string labels;                      // optional: IDX, .npy or HDF5 labels, one per node
   std::string labels_dataset = "/labels";  // HDF5 dataset of the labels
   int max_classes = 256;
@@ -36,7 +39,7 @@ struct EvalOptions {
 struct EvalReport {
   std::string graph;
   int ranks = 1;
-  GraphCleaning cleaning;
+  GraphInputReport input;  // format, n, self-loops and zero weights dropped, ...
   GraphStats stats;
   std::int64_t components = 0, largest_component = 0, singleton_components = 0;
   int component_rounds = 0;

@@ -1,0 +1,26 @@
+// The graph reader's options (see graph_input_options.hpp).
+#include "graph_input_options.hpp"
+
+namespace lsgl::cli {
+
+void add_graph_input_options(po::options_description& desc, GraphInputOptions& input,
+                             GraphInputArgs& args) {
+  const char* policy = input.symmetry == SymmetryPolicy::kRequire ? "require" : "symmetrise";
+  desc.add_options()
+      ("format", po::value(&input.format)->default_value("auto"),
+       "graph format: auto (from the file's first bytes), hdf5, edgelist or mtx")
+      ("duplicates", po::value(&args.duplicates)->default_value("sum"),
+       "repeated entries (i,j): sum (parallel edges add up) or max (an HDF5 graph read with "
+       "--symmetry require refuses them)")
+      ("symmetry", po::value(&args.symmetry)->default_value(policy),
+       "symmetrise (W_ij = max of the weights listed as (i,j) and (j,i); an edge listed once is "
+       "undirected) or require (refuse an HDF5 graph that is not a symmetric W, and a text "
+       "graph listing a pair both ways with different weights)");
+}
+
+void apply_graph_input_args(const GraphInputArgs& args, GraphInputOptions& input) {
+  input.duplicates = parse_duplicate_rule(args.duplicates);
+  input.symmetry = parse_symmetry_policy(args.symmetry);
+}
+
+}  // namespace lsgl::cli

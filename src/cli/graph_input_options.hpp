@@ -1,0 +1,26 @@
+#pragma once
+// The options of the graph reader (lsgl/graph/graph_input.hpp), the same in every command that
+// reads a graph: --format, --duplicates and --symmetry.
+#include <string>
+
+#include "lsgl/graph/graph_input.hpp"
+#include "options.hpp"
+
+namespace lsgl::cli {
+
+// The option values that are parsed after the command line is read.
+struct GraphInputArgs {
+  std::string duplicates;
+  std::string symmetry;
+};
+
+// Local. Adds --format (into input.format), --duplicates and --symmetry (into args) to `desc`;
+// the default of --symmetry is the command's policy, `input.symmetry`.
+void add_graph_input_options(po::options_description& desc, GraphInputOptions& input,
+                             GraphInputArgs& args);
+
+// Local. Sets input.duplicates and input.symmetry from args; std::invalid_argument on an unknown
+// name (call inside lsgl::collectively).
+void apply_graph_input_args(const GraphInputArgs& args, GraphInputOptions& input);
+
+}  // namespace lsgl::cli
