@@ -18,11 +18,8 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
   std::string init, thresholds, centre, scope, fallback, sizes, methods;
   std::int64_t seed = 1;
   po::options_description desc("lsgl densest options");
+  add_graph_input_options(desc, o.graph, o.input, input);
   desc.add_options()
-      ("graph", po::value(&o.graph),
-       "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
-       "('#' comments; ids used as given, 0-based) or Matrix Market (.mtx; ids 1-based, "
-       "reported 0-based); text may be gzipped")
       ("size", po::value(&sizes), "k: the number of nodes of the subgraph (a comma list runs "
        "each size on the graph read once; then no --output)")
       ("method", po::value(&methods)->default_value("dpcd"),
@@ -81,7 +78,6 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "tpower: iteration cap")
       ("seed", po::value(&seed)->default_value(1), "random seed (neighbourhood sampling)")
       ("quiet", po::bool_switch(&o.quiet), "print only the summary line and errors");
-  add_graph_input_options(desc, o.input, input);
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {

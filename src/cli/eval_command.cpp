@@ -14,11 +14,8 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
   std::string laplacian;
   bool no_diameter = false;
   po::options_description d("lsgl eval options");
+  add_graph_input_options(d, o.graph, o.input, input);
   d.add_options()
-      ("graph", po::value(&o.graph),
-       "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
-       "('#' comments; ids used as given, 0-based) or Matrix Market (.mtx; ids 1-based, "
-       "reported 0-based); text may be gzipped")
       ("labels", po::value(&o.labels),
        "labels, one integer per node: IDX/IDX.gz, .npy (int64/int32/uint8) or HDF5 (with "
        "--labels-dataset); enables label propagation and class connectivity")
@@ -50,7 +47,6 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
        "embedding: relative residual tolerance of the eigenpairs")
       ("json", po::value(&o.json), "also write the report as one JSON object to this file")
       ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
-  add_graph_input_options(d, o.input, input);
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {

@@ -3,10 +3,14 @@
 
 namespace lsgl::cli {
 
-void add_graph_input_options(po::options_description& desc, GraphInputOptions& input,
-                             GraphInputArgs& args) {
+void add_graph_input_options(po::options_description& desc, std::string& graph,
+                             GraphInputOptions& input, GraphInputArgs& args) {
   const char* policy = input.symmetry == SymmetryPolicy::kRequire ? "require" : "symmetrise";
   desc.add_options()
+      ("graph", po::value(&graph),
+       "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
+       "('#' comments; ids used as given, 0-based) or Matrix Market (.mtx; ids 1-based, "
+       "reported 0-based); text may be gzipped")
       ("format", po::value(&input.format)->default_value("auto"),
        "graph format: auto (from the file's first bytes), hdf5, edgelist or mtx")
       ("duplicates", po::value(&args.duplicates)->default_value("sum"),

@@ -1,6 +1,6 @@
 #pragma once
 // The options of the graph reader (lsgl/graph/graph_input.hpp), the same in every command that
-// reads a graph: --format, --duplicates and --symmetry.
+// reads a graph: --graph, --format, --duplicates and --symmetry.
 #include <string>
 
 #include "lsgl/graph/graph_input.hpp"
@@ -14,10 +14,10 @@ struct GraphInputArgs {
   std::string symmetry;
 };
 
-// Local. Adds --format (into input.format), --duplicates and --symmetry (into args) to `desc`;
-// the default of --symmetry is the command's policy, `input.symmetry`.
-void add_graph_input_options(po::options_description& desc, GraphInputOptions& input,
-                             GraphInputArgs& args);
+// Local. Adds --graph (into graph), --format (into input.format), --duplicates and --symmetry
+// (into args) to `desc`; the default of --symmetry is the command's policy, `input.symmetry`.
+void add_graph_input_options(po::options_description& desc, std::string& graph,
+                             GraphInputOptions& input, GraphInputArgs& args);
 
 // Local. Sets input.duplicates and input.symmetry from args; std::invalid_argument on an unknown
 // name (call inside lsgl::collectively).

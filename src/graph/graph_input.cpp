@@ -102,7 +102,8 @@ LocalCsr read_text_graph(MPI_Comm comm, const std::string& path, const Detected&
   rep.declared_symmetric = text.declared_symmetric;
   collective_check(comm, opt.symmetry == SymmetryPolicy::kSymmetrise || rep.unequal == 0,
                    "'" + path + "' is not symmetric: " + std::to_string(rep.unequal) +
-                       " pairs are listed in both directions with different weights, first " +
+                       (rep.unequal == 1 ? " pair is" : " pairs are") +
+                       " listed in both directions with different weights, first " +
                        rep.first_unequal + " (--symmetry symmetrise takes the larger)");
   rep.format = std::string(mtx ? "mtx" : "edgelist") + (d.gz ? ".gz" : "");
   return rows;
