@@ -267,3 +267,118 @@ TEST(GraphInput, BadInputIsACollectiveErrorOnEveryRank) {
   write_graph(world(), h5, m, {}, {});
   EXPECT_THROW(read(h5), CollectiveError);
 }
+
+namespace {
+
+LocalCsr read_with(const std::string& path, SymmetryPolicy policy, GraphInputReport* rep = nullptr,
+                   DuplicateRule rule = DuplicateRule::kSum) {
+  GraphInputOptions o;
+  o.duplicates = rule;
+  o.symmetry = policy;
+  return read_graph_input(world(), path, o, rep);
+}
+
+// The message of the CollectiveError `read` raises, or "" when it raises none.
+template <class Fn>
+std::string error_of(Fn&& read) {
+  try {
+    read();
+  } catch (const CollectiveError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(GraphInput, SymmetryPolicyNames) {
+  EXPECT_EQ(parse_symmetry_policy("symmetrise"), SymmetryPolicy::kSymmetrise);
+  EXPECT_EQ(parse_symmetry_policy("require"), SymmetryPolicy::kRequire);
+  EXPECT_THROW(parse_symmetry_policy("symmetric"), std::invalid_argument);
+  EXPECT_EQ(parse_duplicate_rule("max"), DuplicateRule::kMax);
+  EXPECT_THROW(parse_duplicate_rule("min"), std::invalid_argument);
+}
+
+TEST(GraphInput, RequirePolicyOnText) {
+  // Each edge listed once: undirected edges under both policies, the same rows.
+  const std::string once = write_file("once.txt", "0 1 2\n1 2 3\n4 2 0.5\n3 3 1\n");
+  GraphInputReport rep;
+  const auto want = expected({{{0, 1}, 2.0}, {{1, 2}, 3.0}, {{2, 4}, 0.5}});
+  EXPECT_EQ(entries(read_with(once, SymmetryPolicy::kRequire, &rep)), want);
+  EXPECT_EQ(rep.one_direction, 3);
+  EXPECT_EQ(rep.self_loops, 1);
+  EXPECT_EQ(entries(read_with(once, SymmetryPolicy::kSymmetrise)), want);
+  // Both directions with equal weights, and a declared-symmetric Matrix Market file: accepted.
+  EXPECT_EQ(entries(read_with(write_file("both.txt", "0 1 2\n1 0 2\n"), SymmetryPolicy::kRequire)),
+            expected({{{0, 1}, 2.0}}));
+  EXPECT_EQ(entries(read_with(write_file("sym.mtx", "%%MatrixMarket matrix coordinate real "
+                                                    "symmetric\n3 3 2\n2 1 4\n3 2 5\n"),
+                              SymmetryPolicy::kRequire)),
+            expected({{{0, 1}, 4.0}, {{1, 2}, 5.0}}));
+  // Two pairs listed both ways with different weights, on different ranks' rows: refused under
+  // require, naming the file and the pair with the smallest (i, j); max of the two otherwise.
+  const std::string clash =
+      write_file("clash.txt", "25 28 1\n28 25 2\n0 1 1\n2 3 1\n3 2 7\n29 0 1\n");
+  const std::string what = error_of([&] { read_with(clash, SymmetryPolicy::kRequire); });
+  EXPECT_NE(what.find("clash.txt"), std::string::npos) << what;
+  EXPECT_NE(what.find("2 pairs"), std::string::npos) << what;
+  EXPECT_NE(what.find("(2, 3) has weight 1 and (3, 2) has weight 7"), std::string::npos) << what;
+  EXPECT_EQ(entries(read_with(clash, SymmetryPolicy::kSymmetrise, &rep)),
+            expected({{{25, 28}, 2.0}, {{0, 1}, 1.0}, {{2, 3}, 7.0}, {{0, 29}, 1.0}}));
+  EXPECT_EQ(rep.unequal, 2);
+  // Repeats are merged before the directions are compared: 1 + 1 = 2 matches (1, 0) = 2 under
+  // sum, max(1, 1) = 1 does not.
+  const std::string repeats = write_file("repeats.txt", "0 1 1\n0 1 1\n1 0 2\n");
+  EXPECT_EQ(entries(read_with(repeats, SymmetryPolicy::kRequire, &rep)), expected({{{0, 1}, 2.0}}));
+  EXPECT_EQ(rep.duplicates, 1);
+  EXPECT_THROW(read_with(repeats, SymmetryPolicy::kRequire, nullptr, DuplicateRule::kMax),
+               CollectiveError);
+}
+
+TEST(GraphInput, RequirePolicyOnHdf5) {
+  // A path 0 - 1 - ... - 11 with weights 1 + i / 4, a self-loop on every row and a stored zero
+  // (5, 6) = (6, 5) = 0: require drops the loops and zeros and keeps the rest as stored.
+  const std::int64_t n = 12;
+  const Partition part(n, comm_size(world()));
+  LocalCsr m;
+  m.n = n;
+  m.begin = part.begin(comm_rank(world()));
+  std::map<std::pair<int, int>, double> und;
+  for (int i = 0; i + 1 < n; ++i)
+    if (i != 5) und[{i, i + 1}] = 1.0 + i / 4.0;
+  for (std::int64_t r = 0; r < part.count(comm_rank(world())); ++r) {
+    const std::int64_t i = m.begin + r;
+    std::map<std::int64_t, double> row = {{i, 9.0}};
+    if (i > 0) row[i - 1] = i - 1 == 5 ? 0.0 : 1.0 + (i - 1) / 4.0;
+    if (i + 1 < n) row[i + 1] = i == 5 ? 0.0 : 1.0 + i / 4.0;
+    for (const auto& [j, w] : row) {
+      m.indices.push_back(j);
+      m.data.push_back(w);
+    }
+    m.indptr.push_back(static_cast<std::int64_t>(m.indices.size()));
+  }
+  const std::string path = tmpdir() + "/loops.h5";
+  write_graph(world(), path, m, {}, {});
+  GraphInputReport rep;
+  EXPECT_EQ(entries(read_with(path, SymmetryPolicy::kRequire, &rep)), expected(und));
+  EXPECT_EQ(rep.format, "hdf5");
+  EXPECT_EQ(rep.n, n);
+  EXPECT_EQ(rep.self_loops, n);
+  EXPECT_EQ(rep.zero_weights, 2);
+  EXPECT_EQ(rep.edges, n - 2);
+  EXPECT_TRUE(rep.weighted);
+  EXPECT_EQ(entries(read_with(path, SymmetryPolicy::kSymmetrise)), expected(und));
+  // One weight changed on the last rank's last row: not symmetric. Refused under require (the
+  // message names the row), repaired (max of the two) under symmetrise.
+  LocalCsr bent = m;
+  if (comm_rank(world()) == comm_size(world()) - 1) bent.data[bent.data.size() - 2] = 5.0;
+  const std::string bent_path = tmpdir() + "/bent.h5";
+  write_graph(world(), bent_path, bent, {}, {});
+  const std::string what = error_of([&] { read_with(bent_path, SymmetryPolicy::kRequire); });
+  EXPECT_NE(what.find("not symmetric"), std::string::npos) << what;
+  EXPECT_NE(what.find("bent.h5"), std::string::npos) << what;
+  auto fixed = und;
+  fixed[{10, 11}] = 5.0;
+  EXPECT_EQ(entries(read_with(bent_path, SymmetryPolicy::kSymmetrise, &rep)), expected(fixed));
+  EXPECT_EQ(rep.unequal, 1);
+}

@@ -609,6 +609,66 @@ if 1 in reports:
         ok = p.returncode != 0 and len(lines) == 1 and not os.path.exists(js)
         check(f"eval bad input: {name}", ok, f"rc={p.returncode} stderr={p.stderr!r}")
 
+# One reader for every command: eval reads the learned graph as HDF5, as an edge list (each edge
+# once, weights printed exactly) and as Matrix Market (symmetric, lower triangle) and reports
+# the same numbers for all three on 2 and 3 ranks; a text graph listing a pair both ways with two
+# weights is refused under eval's default --symmetry require.
+if 1 in graphs:
+    W = graphs[1][0]
+    n_w = W.shape[0]
+    upper = sp.triu(W, k=1).tocoo()
+    el = os.path.join(tmp, "g1.txt")
+    with open(el, "w") as f:
+        f.write("# the learned graph, each edge once\n")
+        for u, v, w in zip(upper.row, upper.col, upper.data):
+            f.write(f"{u} {v} {float(w)!r}\n")
+        # n of an edge list is its largest id + 1: keep an isolated last node with a zero weight
+        f.write(f"0 {n_w - 1} 0\n")
+    lower = sp.tril(W, k=-1).tocoo()
+    mt = os.path.join(tmp, "g1.mtx")
+    with open(mt, "w") as f:
+        f.write(f"%%MatrixMarket matrix coordinate real symmetric\n{n_w} {n_w} {lower.nnz}\n")
+        for u, v, w in zip(lower.row, lower.col, lower.data):
+            f.write(f"{u + 1} {v + 1} {float(w)!r}\n")
+    skip = ("graph", "format", "seconds", "zero_weights_dropped")
+    for ranks in (2, 3):
+        got = {}
+        for fmt, path in (("hdf5", os.path.join(tmp, "g1.h5")), ("edgelist", el), ("mtx", mt)):
+            js = os.path.join(tmp, f"eval-{fmt}-{ranks}.json")
+            p = run(ranks, "eval", "--graph", path, "--labels", os.path.join(tmp, "y.npy"),
+                    "--known-fraction", 0.05, "--json", js, "--quiet")
+            ok = p is not None and p.returncode == 0 and os.path.exists(js)
+            check(f"eval reads the {fmt} graph on {ranks} ranks", ok, p.stderr if p else "timeout")
+            if ok:
+                with open(js) as f:
+                    got[fmt] = json.load(f)
+        if len(got) == 3:
+            h = got["hdf5"]
+            check(f"eval: the same measures from HDF5, edge list and Matrix Market on {ranks} "
+                  "ranks", all({k: v for k, v in got[fmt].items() if k not in skip} ==
+                               {k: v for k, v in h.items() if k not in skip}
+                               for fmt in ("edgelist", "mtx")) and
+                  [got[f]["format"] for f in ("hdf5", "edgelist", "mtx")] ==
+                  ["hdf5", "edgelist", "mtx"] and h["n"] == n_w and h["nnz"] == W.nnz,
+                  {f: (r["n"], r["nnz"], r["total_weight"], r["components"]) for f, r in got.items()})
+    clash = os.path.join(tmp, "clash.txt")
+    with open(clash, "w") as f:
+        f.write("0 1 1\n1 2 1\n2 1 3\n")
+    js = os.path.join(tmp, "clash.json")
+    p = run(2, "eval", "--graph", clash, "--json", js)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("lsgl: error")] if p else []
+    check("eval refuses a text graph listing a pair with two weights (--symmetry require)",
+          p is not None and p.returncode != 0 and len(lines) == 1 and "(1, 2)" in lines[0] and
+          not os.path.exists(js), p.stderr if p else "timeout")
+    p = run(2, "eval", "--graph", clash, "--symmetry", "symmetrise", "--json", js, "--quiet")
+    ok = p is not None and p.returncode == 0 and os.path.exists(js)
+    if ok:
+        with open(js) as f:
+            r = json.load(f)
+        ok = r["n"] == 3 and r["edges"] == 2 and r["total_weight"] == 4.0
+    check("eval --symmetry symmetrise reads it with W_12 = max(1, 3)", ok,
+          p.stderr if p else "timeout")
+
 # ---------------------------------------------------------------- lsgl hash
 # Train / encode / eval on 1, 2 and 3 ranks: the same bytes of codes and model; the MAP and
 # Precision@k in the JSON equal a NumPy Hamming ranking of the written codes; codes unpack to
