@@ -346,16 +346,16 @@ int64_t inverse_mod(int64_t a, int64_t n) {
   return static_cast<int64_t>(t);
 }
 
-}  // namespace
-
-void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const std::string& path) {
+// The parameters' ranges, and the memory of the edge samples and the communities' expected
+// edges against the node's.
+void check_powerlaw_params(MPI_Comm comm, const PowerlawGraphParams& p) {
   const size_t nc = p.community_sizes.size();
   double planted = 0, pairs = 0;  // nodes and expected edges of the communities
   for (size_t c = 0; c < nc; ++c) {
     const auto s = static_cast<double>(p.community_sizes[c]);
     planted += s;
-    if (c < p.community_densities.size() || p.community_densities.size() == 1)
-      pairs += 0.5 * s * (s - 1) * p.community_densities[std::min(c, p.community_densities.size() - 1)];
+    const size_t nd = p.community_densities.size();
+    if (c < nd || nd == 1) pairs += 0.5 * s * (s - 1) * p.community_densities[std::min(c, nd - 1)];
   }
   collective_check(comm,
                    p.n >= 2 && p.edges >= 0 && p.exponent > 2.0 && p.max_degree >= 0 &&
@@ -371,14 +371,23 @@ void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const 
     collective_check(comm, d > 0 && d <= 1, "powerlaw-graph: densities must be in (0, 1]");
   collective_check(comm, p.edges > 0 || nc > 0,
                    "powerlaw-graph: --edges 0 without --communities gives a graph without edges");
-  const int size = comm_size(comm), rank = comm_rank(comm);
+  const int size = comm_size(comm);
   // Entries (u, v, w): the samples, then both directions while symmetrising; the rows.
+  const double entries = static_cast<double>(p.edges) + 2.0 * pairs;
   check_allocation(comm,
-                   3.0 * sizeof(DirectedEntry) * (static_cast<double>(p.edges) + 2.0 * pairs) / size +
+                   3.0 * sizeof(DirectedEntry) * entries / size +
                        32.0 * std::ceil(static_cast<double>(p.n) / size),
                    "powerlaw-graph: n = " + std::to_string(p.n) + " with " +
                        std::to_string(p.edges) + " edge samples and communities of " +
                        format_count(pairs) + " expected edges");
+}
+
+}  // namespace
+
+void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const std::string& path) {
+  check_powerlaw_params(comm, p);
+  const size_t nc = p.community_sizes.size();
+  const int size = comm_size(comm), rank = comm_rank(comm);
   const double beta = 1.0 / (p.exponent - 1.0);
   const double dmax = p.max_degree > 0 ? p.max_degree : std::sqrt(2.0 * double(p.edges));
   // i0 such that node 0 expects dmax: 2 * edges * cdf(1) = dmax (cdf(1) decreases with i0).
