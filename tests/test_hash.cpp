@@ -433,7 +433,7 @@ Trained train_on(MPI_Comm comm, TrainOptions o) {
   Trained t;
   t.model = train(comm, bl, rows, labels, 3, o, &rep);
   t.learned = dpcd::allgather_items(comm, rep.codes);
-  t.encoded = dpcd::allgather_items(comm, encode(t.model, rows.x.data(), rows.local_rows()));
+  t.encoded = dpcd::allgather_items(comm, encode(comm, t.model, rows.x.data(), rows.local_rows()));
   t.objective = rep.objective;
   return t;
 }

@@ -1,11 +1,13 @@
 // Issue 15 at the function level: write_atomically (unique temporary files, the commit refusing
 // an output replaced by another run), check_writable leaving other runs' files alone,
-// same_file / check_distinct_files, and the pure parsers (raw headers, graph text).
+// same_file / check_distinct_files, the pure parsers (raw headers, graph text), and the
+// memory check against the memory of each node shared by its ranks.
 #include <gtest/gtest.h>
 #include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
+#include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "support.hpp"
 
@@ -151,4 +154,32 @@ TEST(Parsers, RawHeadersFromMemory) {
   const unsigned char idx[] = {0, 0, 8, 2, 0, 0, 0, 3, 0, 0};
   MemorySource t(idx, sizeof idx);
   EXPECT_THROW(parse_idx(t, "t-idx2-ubyte"), std::runtime_error);
+}
+
+// The ranks of one mpirun on this machine share one node: each rank's share is counted once.
+TEST(Memory, NodeShareSumsTheRanksOfThisNode) {
+  const int size = comm_size(kWorld), rank = comm_rank(kWorld);
+  const NodeShare s = node_share(kWorld, 1000.0 * (rank + 1));
+  EXPECT_EQ(s.ranks, size);
+  EXPECT_EQ(s.bytes, 1000.0 * size * (size + 1) / 2);
+  EXPECT_TRUE(std::isinf(node_share(kWorld, rank == size - 1 ? -1.0 : 1.0).bytes));
+}
+
+// A need that fits one rank but not the ranks of one node together is refused on every rank;
+// a negative (overflowed) or NaN need on the last rank only is refused on every rank.
+TEST(Memory, CheckAllocationComparesTheNodeTotalWithTheNodeMemory) {
+  const int size = comm_size(kWorld), rank = comm_rank(kWorld);
+  const double have = static_cast<double>(physical_memory_bytes());
+  EXPECT_NO_THROW(check_allocation(kWorld, have / (size + 1), "a fair share"));
+  const double share = size == 1 ? 2 * have : 0.75 * have;  // fits one rank when size > 1
+  EXPECT_THROW(check_allocation(kWorld, share, "three quarters each"), CollectiveError);
+  for (double bad : {-8.0, std::nan("")}) {
+    try {
+      check_allocation(kWorld, rank == size - 1 ? bad : 1.0, "the last rank's");
+      ADD_FAILURE() << "not refused";
+    } catch (const CollectiveError& e) {
+      EXPECT_NE(std::string(e.what()).find("the last rank's need"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("overflow"), std::string::npos) << e.what();
+    }
+  }
 }

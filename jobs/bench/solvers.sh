@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source jobs/env.sh
+source jobs/bench/lib.sh
 ranks=${1:-2}
 work=${BENCH_DIR:-/tmp/lsgl-bench}
 mkdir -p "$work"
@@ -21,16 +22,7 @@ if [ ! -f "$work/latent-1m.h5" ]; then
     --clusters 200 --cluster-std 1 --center-spread 10 --noise 0.05 --seed 7 \
     --output "$work/latent-1m.h5"
 fi
-if [ ! -f "$work/fashion-10k.h5" ]; then
-  /usr/bin/python3 - "$fashion" "$work/fashion-10k.h5" <<'PY'
-import gzip, sys
-import h5py, numpy as np
-with gzip.open(sys.argv[1]) as f:
-    x = np.frombuffer(f.read(), dtype=np.uint8, offset=16).reshape(-1, 784)[:10000]
-with h5py.File(sys.argv[2], "w") as h:
-    h["X"] = x.astype(np.float64) / 255
-PY
-fi
+[ -f "$work/fashion-10k.h5" ] || fashion_10k "$work/fashion-10k.h5"
 
 case_() {  # name, then lsgl learn arguments
   local name=$1; shift

@@ -1,6 +1,7 @@
 // Class connectivity: weight shares between pairs of labels and on wrong edges.
 #include "lsgl/eval/class_connectivity.hpp"
 
+#include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl {
@@ -15,6 +16,7 @@ ClassConnectivity class_connectivity(const CsrGhosts& ghosts, const LocalCsr& m,
   ClassConnectivity out;
   out.classes = labels.classes;
   out.nodes.assign(C, 0);
+  check_allocation(comm, 16.0 * C * C, std::to_string(C) + " labels' class-pair table");
   std::vector<double> sum(static_cast<std::size_t>(C) * C + 1, 0.0);  // last: total
   for (std::int64_t r = 0; r < nl; ++r) {
     const int a = labels.index[r];

@@ -10,6 +10,7 @@
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/petsc.hpp"
 #include "lsgl/util/version.hpp"
@@ -48,8 +49,16 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
   collective_check(comm, params.vectors >= 1 && params.vectors < c.largest_size,
                    "--eigenvectors must be in [1, s - 1] for the largest component's s = " +
                        std::to_string(c.largest_size) + " nodes");
-  ensure_slepc();
+  // A larger subspace than SLEPc's default max(2m, m + 15): the smallest Laplacian eigenvalues
+  // are tightly clustered near 0 (Fashion-MNIST k = 10, m = 4: 446 restarts with the default,
+  // 50 with 64 vectors, about 5x less time).
+  const PetscInt ncv = static_cast<PetscInt>(
+      std::min<std::int64_t>(m.n, std::max(2 * params.vectors + 1, params.vectors + 60)));
   const std::int64_t nl = m.local_rows();
+  // The subspace's vectors (twice: the basis and SLEPc's work space) and the embedding.
+  check_allocation(comm, 8.0 * static_cast<double>(nl) * (2.0 * ncv + params.vectors),
+                   "--eigenvectors " + std::to_string(params.vectors));
+  ensure_slepc();
   const std::vector<double> deg = weighted_degrees(m);
   std::vector<char> outside(nl);
   double dmax = 0;
@@ -79,11 +88,6 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
   petsc_check(EPSSetOperators(g.eps, L.get(), nullptr), "EPSSetOperators");
   petsc_check(EPSSetProblemType(g.eps, EPS_HEP), "EPSSetProblemType");
   petsc_check(EPSSetWhichEigenpairs(g.eps, EPS_SMALLEST_REAL), "EPSSetWhichEigenpairs");
-  // A larger subspace than SLEPc's default max(2m, m + 15): the smallest Laplacian eigenvalues
-  // are tightly clustered near 0 (Fashion-MNIST k = 10, m = 4: 446 restarts with the default,
-  // 50 with 64 vectors, about 5x less time).
-  const PetscInt ncv = static_cast<PetscInt>(
-      std::min<std::int64_t>(m.n, std::max(2 * params.vectors + 1, params.vectors + 60)));
   petsc_check(EPSSetDimensions(g.eps, params.vectors, ncv, PETSC_DEFAULT), "EPSSetDimensions");
   petsc_check(EPSSetTolerances(g.eps, params.tol,
                                params.max_iterations > 0 ? params.max_iterations : PETSC_DEFAULT),
@@ -148,6 +152,11 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
 
 void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e, const LocalCsr& m,
                      const std::string& graph, LaplacianKind kind) {
+  check_finite_values(comm, "embedding",
+                      {{"/embedding/vectors", &e.vectors},
+                       {"/embedding/values", &e.values},
+                       {"/embedding/residuals", &e.residuals}},
+                      {});
   write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/embedding");
     h5::write_2d(f, "/embedding/vectors", e.vectors, m.begin, m.n, e.m);

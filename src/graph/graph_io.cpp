@@ -94,6 +94,18 @@ void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
   });
 }
 
+namespace {
+
+// "attribute 'name' is not finite" for the first double attribute that is not, else "".
+std::string non_finite_attribute(const Attributes& attrs) {
+  for (const auto& [name, value] : attrs)
+    if (std::holds_alternative<double>(value) && !std::isfinite(std::get<double>(value)))
+      return "attribute '" + name + "' is not finite";
+  return "";
+}
+
+}  // namespace
+
 void check_finite_output(MPI_Comm comm, const LocalCsr& m, const std::vector<double>& degree,
                          const Attributes& attrs) {
   std::string message;
@@ -105,11 +117,24 @@ void check_finite_output(MPI_Comm comm, const LocalCsr& m, const std::vector<dou
         message = "weight (" + std::to_string(m.begin + r) + ", " + std::to_string(m.indices[e]) +
                   ") is not finite";
   }
-  for (const auto& [name, value] : attrs)
-    if (message.empty() && std::holds_alternative<double>(value) &&
-        !std::isfinite(std::get<double>(value)))
-      message = "attribute '" + name + "' is not finite";
+  if (message.empty()) message = non_finite_attribute(attrs);
   collective_check(comm, message.empty(), "graph not written: the " + message + " (NaN or Inf)");
+}
+
+void check_finite_values(MPI_Comm comm, const std::string& what, const FiniteArrays& arrays,
+                         const Attributes& attrs) {
+  std::string message;
+  for (const auto& [name, values] : arrays) {
+    const auto bad = std::find_if(values->begin(), values->end(),
+                                  [](double v) { return !std::isfinite(v); });
+    if (bad != values->end()) {
+      message = "value " + std::to_string(bad - values->begin()) + " of " + name + " on rank " +
+                std::to_string(comm_rank(comm)) + " is not finite";
+      break;
+    }
+  }
+  if (message.empty()) message = non_finite_attribute(attrs);
+  collective_check(comm, message.empty(), what + " not written: the " + message + " (NaN or Inf)");
 }
 
 void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,

@@ -9,6 +9,7 @@
 #include "lsgl/hash/retrieval.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl::hash {
@@ -34,11 +35,28 @@ std::string format_of(const h5::File& f) {
   }
 }
 
+// The bits attribute of /hash, refused unless in [1, kMaxBits].
+int read_bits(MPI_Comm comm, const h5::File& f, const std::string& path) {
+  const std::int64_t bits = h5::get_attr_int(f, "/hash", "bits");
+  collective_check(comm, bits >= 1 && bits <= kMaxBits,
+                   "'" + path + "': the bits attribute " + std::to_string(bits) +
+                       " is not in [1, " + std::to_string(kMaxBits) + "]");
+  return static_cast<int>(bits);
+}
+
 }  // namespace
 
 void write_model(MPI_Comm comm, const std::string& path, const Model& m, const CodeBlock& block,
                  const std::vector<double>& objective, const Attributes& attributes) {
   const bool root = comm_rank(comm) == 0;
+  Attributes checked(attributes);
+  checked.emplace_back("sigma", m.features.sigma);
+  check_finite_values(comm, "hash model",
+                      {{"/hash/P", &m.P.a},
+                       {"/hash/mean", &m.features.mean},
+                       {"/hash/anchors", &m.features.anchors.a},
+                       {"/hash/objective", &objective}},
+                      checked);
   write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/hash");
     const std::int64_t dim = m.P.rows;
@@ -69,7 +87,7 @@ Model read_model(MPI_Comm comm, const std::string& path) {
                    "'" + path + "' is not an lsgl hash model (no /hash format attribute '" +
                        std::string(kModelFormat) + "'; make one with 'lsgl hash train')");
   Model m;
-  m.bits = static_cast<int>(h5::get_attr_int(f, "/hash", "bits"));
+  m.bits = read_bits(comm, f, path);
   collectively(comm, [&] {
     m.loss = parse_loss(h5::get_attr_string(f, "/hash", "loss"));
     m.solver = parse_solver(h5::get_attr_string(f, "/hash", "solver"));
@@ -100,6 +118,7 @@ Model read_model(MPI_Comm comm, const std::string& path) {
 
 void write_codes(MPI_Comm comm, const std::string& path, const CodeBlock& block,
                  const Attributes& attributes) {
+  check_finite_values(comm, "codes file", {}, attributes);
   write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/hash");
     write_block(f, block);
@@ -118,7 +137,7 @@ CodeBlock read_codes(MPI_Comm comm, const std::string& path, bool all) {
                    "'" + path + "' holds no lsgl hash codes (make them with 'lsgl hash train' "
                    "or 'lsgl hash encode')");
   CodeBlock b;
-  b.bits = static_cast<int>(h5::get_attr_int(f, "/hash", "bits"));
+  b.bits = read_bits(comm, f, path);
   const h5::DatasetInfo ci = h5::dataset_info(f, "/hash/codes");
   collective_check(comm, ci.dims.size() == 2 && ci.dims[1] == code_bytes(b.bits),
                    "'" + path + "': /hash/codes does not match its bits attribute");
@@ -127,6 +146,9 @@ CodeBlock read_codes(MPI_Comm comm, const std::string& path, bool all) {
   const int rank = comm_rank(comm);
   b.begin = all ? 0 : part.begin(rank);
   const std::int64_t count = all ? b.n : part.count(rank);
+  // The codes, labels and rows, and (hash eval) a distance and a flag per database item.
+  check_allocation(comm, static_cast<double>(count) * (static_cast<double>(ci.dims[1]) + 19.0),
+                   "'" + path + "': " + std::to_string(count) + " codes on one rank");
   b.codes = h5::read_2d<std::uint8_t>(f, "/hash/codes", b.begin, count);
   b.has_labels = true;
   try {

@@ -4,12 +4,14 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <stdexcept>
 
 #include "lsgl/dpcd/select.hpp"
 #include "lsgl/hash/codes_problem.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/splitmix.hpp"
 
@@ -138,7 +140,8 @@ double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, 
 }
 
 void validate(MPI_Comm comm, const TrainOptions& o, std::int64_t dim, int classes) {
-  collective_check(comm, o.bits >= 1 && o.bits <= 1024, "--bits must be between 1 and 1024");
+  collective_check(comm, o.bits >= 1 && o.bits <= kMaxBits,
+                   "--bits must be between 1 and " + std::to_string(kMaxBits));
   collective_check(comm, !(o.solver == BSolver::kDcc && o.loss != Loss::kSdh),
                    "--solver dcc (SDH's B-step) needs --loss sdh");
   collective_check(comm, !o.balanced || (o.solver == BSolver::kDpcd && o.loss == Loss::kSdh),
@@ -154,6 +157,29 @@ void validate(MPI_Comm comm, const TrainOptions& o, std::int64_t dim, int classe
                    "need --beta > 0, --lambda > 0 and --nu >= 0");
   collective_check(comm, o.alternations >= 1 && o.itq_iterations >= 1 && o.dcc_sweeps >= 1,
                    "the iteration counts must be >= 1");
+  collective_check(comm, o.dpcd.max_iterations >= 0 && o.dpcd.ns_every >= 0 && o.dpcd.ns_m >= 0,
+                   "--max-iter, --ns-every and --ns-m must be >= 0");
+  collective_check(comm, o.chunk >= 1 && o.chunk <= INT_MAX,
+                   "--chunk must be between 1 and " + std::to_string(INT_MAX));
+}
+
+// Sizes beyond what the dense kernels index (dim x dim Gram matrices reduced in one MPI call
+// and factorised by LAPACK, both with int counts) or what the ranks of a node can hold.
+void check_sizes(MPI_Comm comm, const TrainOptions& o, const LocalRows& rows, std::int64_t dim) {
+  const std::string features = o.features == FeatureKind::kRbf
+                                   ? "--anchors " + std::to_string(o.anchors)
+                                   : std::to_string(rows.d) + " input columns (--features raw)";
+  collective_check(comm, dim <= kMaxFeatureDim,
+                   "the feature dimension (" + features + ") must be at most " +
+                       std::to_string(kMaxFeatureDim) +
+                       " (its Gram matrix is indexed with 32-bit integers)");
+  const double anchors = o.features == FeatureKind::kRbf ? static_cast<double>(o.anchors) : 0.0;
+  collective_check(comm, anchors * static_cast<double>(rows.d) <= INT_MAX,
+                   "--anchors times the input columns must be at most " + std::to_string(INT_MAX));
+  const auto local = static_cast<double>(rows.local_rows()), d = static_cast<double>(dim);
+  // Features and codes of the local samples; the Gram matrix and its factor; the anchors.
+  check_allocation(comm, 8.0 * (local * (d + 2.0 * o.bits) + 3.0 * d * d + anchors * rows.d),
+                   "training with " + features + " and --bits " + std::to_string(o.bits));
 }
 
 // Hash projection (seed eq. 19): P = (Phi^T Phi + lambda I)^{-1} Phi^T B^T.
@@ -285,6 +311,7 @@ Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
   const double t0 = MPI_Wtime();
   const std::int64_t dim_guess = o.features == FeatureKind::kRaw ? rows.d : o.anchors;
   validate(comm, o, dim_guess, o.loss == Loss::kSdh ? classes : 1);
+  check_sizes(comm, o, rows, dim_guess);
   Model m;
   m.bits = o.bits;
   m.loss = o.loss;
@@ -304,9 +331,16 @@ Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
   return m;
 }
 
-std::vector<std::int8_t> encode(const Model& m, const float* x, std::int64_t rows) {
+std::vector<std::int8_t> encode(MPI_Comm comm, const Model& m, const float* x,
+                                std::int64_t rows) {
   const std::vector<double> phi = m.features.apply(x, rows);
   const std::vector<double> proj = times(phi, rows, m.P);
+  const auto bad = std::find_if(proj.begin(), proj.end(), [](double v) { return !std::isfinite(v); });
+  const std::int64_t row = (bad - proj.begin()) / std::max(1, m.bits);
+  collective_check(comm, bad == proj.end(),
+                   "codes not computed: the projection P^T phi(x) of local row " +
+                       std::to_string(row) + " on rank " + std::to_string(comm_rank(comm)) +
+                       " is not finite (NaN or Inf: input values too large for the model?)");
   std::vector<std::int8_t> codes(proj.size());
   for (std::size_t i = 0; i < proj.size(); ++i) codes[i] = proj[i] < 0 ? -1 : 1;
   return codes;

@@ -16,6 +16,7 @@
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/version.hpp"
 
@@ -161,6 +162,15 @@ void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path
   const Partition part(p.n, comm_size(comm));
   const int rank = comm_rank(comm);
   const int64_t begin = part.begin(rank), rows = part.count(rank);
+  const double dl = static_cast<double>(latent), dd = static_cast<double>(p.d);
+  // The rows (float) and labels; the centres, the map and the latent points (double).
+  check_allocation(comm,
+                   static_cast<double>(rows) * (4.0 * dd + 8.0) +
+                       8.0 * dl * (static_cast<double>(p.clusters) + (mapped ? dd : 0.0) +
+                                   omp_get_max_threads()),
+                   "blobs: " + std::to_string(p.n) + " x " + std::to_string(p.d) + " points (" +
+                       std::to_string(p.clusters) + " clusters, latent dimension " +
+                       std::to_string(latent) + ")");
 
   std::vector<float> x;
   std::vector<int64_t> labels;
@@ -216,7 +226,21 @@ void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path
 void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string& path) {
   collective_check(comm, p.a > 0 && p.b > 0 && p.signals > 0 && p.smoothness >= 0,
                    "manifold: need a, b, signals > 0 and smoothness >= 0");
+  collective_check(comm, p.smoothness <= static_cast<double>(std::max(p.a, p.b)),
+                   "manifold: --smoothness must be at most the longer side of the grid (" +
+                       std::to_string(std::max(p.a, p.b)) +
+                       "): a wider kernel leaves every signal nearly constant");
   const int size = comm_size(comm), rank = comm_rank(comm);
+  {
+    const double ab = static_cast<double>(p.a) * static_cast<double>(p.b);
+    const double rows = std::ceil(ab / size), mine = std::ceil(static_cast<double>(p.signals) / size);
+    // Sent and received blocks and the rows (float); the smoothing scratch per thread (double).
+    check_allocation(comm,
+                     4.0 * (ab * mine + 2.0 * rows * static_cast<double>(p.signals)) +
+                         16.0 * (ab * omp_get_max_threads() + rows),
+                     "manifold: a " + std::to_string(p.a) + " x " + std::to_string(p.b) +
+                         " grid with " + std::to_string(p.signals) + " signals");
+  }
   const int64_t ab = p.a * p.b;
   const Partition nodes(ab, size), sigs(p.signals, size);
   const int64_t s0 = sigs.begin(rank), mine = sigs.count(rank);
@@ -290,6 +314,13 @@ struct PowerLawSampler {
   }
 };
 
+// "1.2e+12"-style text of a count held in a double.
+std::string format_count(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
 int64_t gcd64(int64_t a, int64_t b) {
   while (b) {
     const int64_t t = a % b;
@@ -315,15 +346,20 @@ int64_t inverse_mod(int64_t a, int64_t n) {
   return static_cast<int64_t>(t);
 }
 
-}  // namespace
-
-void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const std::string& path) {
+// The parameters' ranges, and the memory of the edge samples and the communities' expected
+// edges against the node's.
+void check_powerlaw_params(MPI_Comm comm, const PowerlawGraphParams& p) {
   const size_t nc = p.community_sizes.size();
-  int64_t planted = 0;
-  for (auto s : p.community_sizes) planted += s;
+  double planted = 0, pairs = 0;  // nodes and expected edges of the communities
+  for (size_t c = 0; c < nc; ++c) {
+    const auto s = static_cast<double>(p.community_sizes[c]);
+    planted += s;
+    const size_t nd = p.community_densities.size();
+    if (c < nd || nd == 1) pairs += 0.5 * s * (s - 1) * p.community_densities[std::min(c, nd - 1)];
+  }
   collective_check(comm,
                    p.n >= 2 && p.edges >= 0 && p.exponent > 2.0 && p.max_degree >= 0 &&
-                       planted <= p.n &&
+                       planted <= static_cast<double>(p.n) &&
                        (p.community_densities.size() == nc ||
                         (p.community_densities.size() == 1 && nc > 0) ||
                         (nc == 0 && p.community_densities.empty())),
@@ -333,6 +369,24 @@ void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const 
     collective_check(comm, s >= 2, "powerlaw-graph: communities need at least 2 nodes");
   for (double d : p.community_densities)
     collective_check(comm, d > 0 && d <= 1, "powerlaw-graph: densities must be in (0, 1]");
+  collective_check(comm, p.edges > 0 || nc > 0,
+                   "powerlaw-graph: --edges 0 without --communities gives a graph without edges");
+  const int size = comm_size(comm);
+  // Entries (u, v, w): the samples, then both directions while symmetrising; the rows.
+  const double entries = static_cast<double>(p.edges) + 2.0 * pairs;
+  check_allocation(comm,
+                   3.0 * sizeof(DirectedEntry) * entries / size +
+                       32.0 * std::ceil(static_cast<double>(p.n) / size),
+                   "powerlaw-graph: n = " + std::to_string(p.n) + " with " +
+                       std::to_string(p.edges) + " edge samples and communities of " +
+                       format_count(pairs) + " expected edges");
+}
+
+}  // namespace
+
+void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const std::string& path) {
+  check_powerlaw_params(comm, p);
+  const size_t nc = p.community_sizes.size();
   const int size = comm_size(comm), rank = comm_rank(comm);
   const double beta = 1.0 / (p.exponent - 1.0);
   const double dmax = p.max_degree > 0 ? p.max_degree : std::sqrt(2.0 * double(p.edges));

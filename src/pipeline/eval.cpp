@@ -21,6 +21,9 @@ namespace lsgl {
 
 namespace {
 
+// Most labels the class-pair table (C x C doubles, reduced in one MPI call) can count.
+constexpr int kMaxClasses = 46340;
+
 // A timed phase (lsgl/util/phase.hpp) whose time is also recorded in the report.
 template <class Fn>
 void timed_phase(MPI_Comm comm, const char* name, bool verbose, EvalReport& r, Fn&& fn) {
@@ -33,7 +36,9 @@ void validate(MPI_Comm comm, const EvalOptions& o) {
                    "--known-fraction must be in (0, 1]");
   collective_check(comm, o.lp.rtol > 0 && o.lp.max_iterations >= 1,
                    "--lp-rtol must be positive and --lp-max-iter at least 1");
-  collective_check(comm, o.max_classes >= 1, "--max-classes must be at least 1");
+  collective_check(comm, o.max_classes >= 1 && o.max_classes <= kMaxClasses,
+                   "--max-classes must be between 1 and " + std::to_string(kMaxClasses) +
+                       " (the class-pair table is indexed with 32-bit integers)");
   collective_check(comm, o.diameter_params.exact_max_nodes >= 0,
                    "--diameter-exact-max must be >= 0");
   collective_check(comm, o.diameter_params.bfs_runs >= 1, "--diameter-bfs must be at least 1");

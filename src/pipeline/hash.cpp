@@ -79,7 +79,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
     db.n = rows.n;
     db.begin = rows.begin;
     db.bits = m.bits;
-    db.codes = hash::pack_codes(hash::encode(m, rows.x.data(), rows.local_rows()), m.bits);
+    db.codes = hash::pack_codes(hash::encode(comm, m, rows.x.data(), rows.local_rows()), m.bits);
     db.has_labels = !o.labels.empty();
     db.labels = raw;
   });
@@ -206,7 +206,7 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
     x.reserve(chosen.size() * static_cast<std::size_t>(rows.d));
     for (std::int64_t i : chosen) x.insert(x.end(), rows.row(i), rows.row(i) + rows.d);
     const auto cnt = static_cast<std::int64_t>(chosen.size());
-    block.codes = hash::pack_codes(hash::encode(m, x.data(), cnt), m.bits);
+    block.codes = hash::pack_codes(hash::encode(comm, m, x.data(), cnt), m.bits);
     block.n = allreduce_sum(comm, cnt);
     block.begin = exscan_sum(comm, cnt);
     block.has_labels = !o.labels.empty();

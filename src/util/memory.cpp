@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -13,6 +15,7 @@ namespace lsgl {
 namespace {
 
 std::string gigabytes(double bytes) {
+  if (!std::isfinite(bytes)) return "more bytes than an int64 counts (the sizes overflow)";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
   return buf;
@@ -24,13 +27,25 @@ std::int64_t physical_memory_bytes() {
   return static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
 }
 
-void check_allocation(MPI_Comm comm, std::int64_t bytes, const std::string& what) {
-  const std::int64_t need = allreduce_max(comm, bytes < 0 ? INT64_MAX : bytes);
-  const std::int64_t have = physical_memory_bytes();
-  collective_check(comm, need <= have,
-                   what + " need " + gigabytes(static_cast<double>(need)) +
-                       " on one rank, more than this machine's memory (" +
-                       gigabytes(static_cast<double>(have)) + ")");
+NodeShare node_share(MPI_Comm comm, double bytes) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node);
+  NodeShare s;
+  s.bytes = bytes >= 0 ? bytes : std::numeric_limits<double>::infinity();  // NaN too
+  MPI_Allreduce(MPI_IN_PLACE, &s.bytes, 1, MPI_DOUBLE, MPI_SUM, node);
+  MPI_Comm_size(node, &s.ranks);
+  MPI_Comm_free(&node);
+  return s;
+}
+
+void check_allocation(MPI_Comm comm, double bytes, const std::string& what) {
+  const NodeShare node = node_share(comm, bytes);
+  const auto have = static_cast<double>(physical_memory_bytes());
+  collective_check(comm, node.bytes <= have,
+                   what + " need " + gigabytes(bytes >= 0 ? bytes : node.bytes) + " on one rank, " +
+                       gigabytes(node.bytes) + " for the " + std::to_string(node.ranks) +
+                       " rank(s) on its node, more than the node's memory (" + gigabytes(have) +
+                       ")");
 }
 
 }  // namespace lsgl

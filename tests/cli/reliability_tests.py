@@ -5,7 +5,8 @@ left behind); (2) an output or checkpoint naming an input (refused, the input by
 (3) truncated or mislabelled text input; (4) headers claiming more than the file holds, node ids
 needing more memory than the machine has; (5) numeric options out of range or not finite; (6)
 smaller ones (--config a directory, `lsgl collect` and temporary files or repeated task numbers,
-an HDF5 file with a user block, `densest --quiet`). Every failure: exit code 1, exactly one
+an HDF5 file with a user block, `densest --quiet`); (7) `eval`, `hash` and `generate`: option
+ranges, sizes beyond the node's memory or int, and no NaN/Inf in a model, codes or embedding. Every failure: exit code 1, exactly one
 `lsgl: error:` line, no hang (each run has a timeout), no temporary file, inputs unchanged. The
 bad part of an input is at its end, so that the last rank finds it.
 Usage: reliability_tests.py LSGL MPIEXEC RANKS
@@ -357,6 +358,78 @@ one_way = write("oneway.txt", "".join(f"{i} {i + 1}\n" for i in range(30)).encod
 p = run("densest", "--graph", one_way, "--size", 4, "--quiet")
 expect_success("densest --quiet prints no note", p, p is not None and "note" not in p.stdout,
                repr(p.stdout) if p else "")
+
+# --- (7) eval, hash, generate: option ranges, sizes, no NaN/Inf written -------------------------
+for name, args, mention in (
+        ("blobs: 10^12 x 10^6 points", ["--n", 10**12, "--d", 10**6], "node's memory"),
+        ("blobs: 4e18 clusters (size products overflow)", ["--n", 100, "--clusters", 4 * 10**18],
+         "node's memory"),
+        ("manifold: a 1e10 x 1e10 grid (a*b overflows)",
+         ["--kind", "manifold", "--a", 10**10, "--b", 10**10], "node's memory"),
+        ("manifold: --smoothness 1e300", ["--kind", "manifold", "--a", 8, "--b", 8,
+                                          "--smoothness", 1e300], "--smoothness"),
+        ("powerlaw-graph: --edges 0 and no community (an empty graph)",
+         ["--kind", "powerlaw-graph", "--n", 100, "--edges", 0], "without edges"),
+        ("powerlaw-graph: a community of 10^6 nodes at density 1",
+         ["--kind", "powerlaw-graph", "--n", 10**6, "--edges", 10, "--communities", 10**6,
+          "--community-density", 1], "node's memory"),
+        ("powerlaw-graph: community sizes summing past int64",
+         ["--kind", "powerlaw-graph", "--n", 100, "--communities", f"{9 * 10**18},{9 * 10**18}"],
+         "fit in n")):
+    expect_failure(f"generate: {name}", run("generate", *args, "--output", path("gen.h5")),
+                   mention)
+    check(f"generate: {name}: no output", not os.path.exists(path("gen.h5")))
+hash_train = ["hash", "train", "--input", data, "--labels", labels, "--bits", 8, "--quiet"]
+for name, args, mention in (
+        ("--anchors 50000 (Gram matrix beyond int)", ["--anchors", 50000], "at most 46340"),
+        ("--chunk 3e9", ["--chunk", 3 * 10**9], "--chunk"),
+        ("--ns-every -1", ["--anchors", 50, "--ns-every", -1], "--ns-every")):
+    expect_failure(f"options: hash train {name}",
+                   run(*hash_train, *args, "--output", path("m.h5")), mention)
+expect_failure("options: eval --max-classes 50000",
+               run("eval", "--graph", graph, "--labels", labels, "--max-classes", 50000,
+                   "--quiet"), "--max-classes")
+kept = path("kept-model.h5")
+shutil.copy(model, kept)
+expect_failure("non-finite: hash train --nu 1e308 (the loss overflows): no model written",
+               run(*hash_train, "--anchors", 50, "--nu", 1e308, "--output", kept),
+               "hash model not written", {kept: digest(kept)})
+# A model whose projection row of input column 0 is 1e308: only the last input row, whose
+# column 0 is 1e10, overflows (read by the last rank).
+huge = path("huge-model.h5")
+shutil.copy(model, huge)
+with h5py.File(huge, "r+") as f:
+    f["hash/P"][0, :] = 1e308
+    f["hash/mean"][0] = 0.0
+Xh = X.copy()
+Xh[:, 0] = 0.0
+Xh[-1, 0] = 1e10
+with h5py.File(path("xh.h5"), "w") as f:
+    f["X"] = Xh
+expect_failure("non-finite: hash encode whose last row's projection overflows: no codes file",
+               run("hash", "encode", "--model", huge, "--input", path("xh.h5"), "--output",
+                   path("codes.h5")), "codes not computed", {huge: digest(huge)})
+check("non-finite: hash encode: no codes file", not os.path.exists(path("codes.h5")))
+p = run("hash", "encode", "--model", model, "--input", data, "--labels", labels, "--output",
+        path("codes.h5"))
+expect_success("hash: codes are encoded", p)
+with h5py.File(path("codes.h5"), "r+") as f:
+    f["hash"].attrs["bits"] = 0
+expect_failure("files: hash eval of a codes file whose bits attribute is 0",
+               run("hash", "eval", "--queries", path("codes.h5"), "--database", model),
+               "bits attribute")
+heavy = path("heavy.h5")
+shutil.copy(graph, heavy)
+with h5py.File(heavy, "r+") as f:  # the last node's edges, both directions, weigh about 1e300
+    ip, ind, w = f["graph/indptr"][:], f["graph/indices"][:], f["graph/data"][:]
+    last = len(ip) - 2
+    w[(ind == last) | (np.arange(len(w)) >= ip[last])] *= 1e300
+    f["graph/data"][:] = w
+    f["graph/degree"][:] = np.add.reduceat(w, ip[:-1])
+expect_failure("non-finite: eval --embedding of a graph whose last node's weights are 1e300",
+               run("eval", "--graph", heavy, "--embedding", path("emb.h5"), "--no-diameter",
+                   "--quiet"), "embedding not written", {heavy: digest(heavy)})
+check("non-finite: eval --embedding: no embedding file", not os.path.exists(path("emb.h5")))
 
 print(f"{passed} passed, {len(failures)} failed, {time.time() - t_start:.0f} s")
 if not failures:

@@ -51,7 +51,7 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
 
 // Collective. Writes /embedding/vectors (n x m float64) and /embedding/values (m float64) with
 // attributes laplacian, n, m, graph, component_nodes to `path` through a temporary name renamed on
-// success.
+// success. A NaN or infinite value is refused on every rank before anything is written.
 void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e, const LocalCsr& m,
                      const std::string& graph, LaplacianKind kind);
 

@@ -37,6 +37,15 @@ std::vector<double> row_sums(const LocalCsr& m);
 void check_finite_output(MPI_Comm comm, const LocalCsr& m, const std::vector<double>& degree,
                          const Attributes& attrs);
 
+// Named local arrays for check_finite_values.
+using FiniteArrays = std::vector<std::pair<std::string, const std::vector<double>*>>;
+
+// Collective. Refuses (CollectiveError on every rank: "<what> not written: the value i of <name>
+// on rank r is not finite (NaN or Inf)") output holding a NaN or infinite value in one of this
+// rank's `arrays` or in a double attribute. For every HDF5 writer but write_graph.
+void check_finite_values(MPI_Comm comm, const std::string& what, const FiniteArrays& arrays,
+                         const Attributes& attrs);
+
 // Collective. Writes the graph to `path` through a temporary file renamed on success; nothing is
 // left at `path` or at the temporary name on failure. A non-finite value refuses the write
 // (check_finite_output). `graph_attrs` go on /graph, `file_attrs`

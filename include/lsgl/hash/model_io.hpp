@@ -37,13 +37,17 @@ struct CodeBlock {
 
 // Writes, to a temporary name renamed on success: the model, the database block (global rows
 // [block.begin, ...) of block.n) and `attributes` on /hash. Every rank passes the same model.
+// Collective. A NaN or infinite value in the model, the objective or an attribute is refused on
+// every rank before anything is written (check_finite_values).
 void write_model(MPI_Comm comm, const std::string& path, const Model& m, const CodeBlock& block,
                  const std::vector<double>& objective, const Attributes& attributes);
 
-// Reads a model file; a file that is not one gets a clear CollectiveError.
+// Collective. Reads a model file; a file that is not one, or whose bits are not in [1, 1024],
+// gets a clear CollectiveError.
 Model read_model(MPI_Comm comm, const std::string& path);
 
-// Writes a codes file (temporary name, renamed on success).
+// Collective. Writes a codes file (temporary name, renamed on success); a non-finite attribute
+// is refused on every rank first.
 void write_codes(MPI_Comm comm, const std::string& path, const CodeBlock& block,
                  const Attributes& attributes);
 

@@ -25,6 +25,11 @@ BSolver parse_solver(const std::string& s);
 std::string to_string(Loss l);
 std::string to_string(BSolver s);
 
+// Longest code length (bits) that training and the files accept.
+constexpr int kMaxBits = 1024;
+// Largest feature dimension (anchors, or input columns with raw features): dim^2 fits an int.
+constexpr std::int64_t kMaxFeatureDim = 46340;
+
 struct TrainOptions {
   int bits = 32;
   Loss loss = Loss::kSdh;
@@ -80,8 +85,11 @@ Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
             const std::vector<std::int32_t>& labels, int classes, const TrainOptions& o,
             TrainReport* report);
 
-// Local. Codes of `rows` input rows: sgn(P^T phi(x)) (0 gives +1), rows x bits as +-1.
-std::vector<std::int8_t> encode(const Model& m, const float* x, std::int64_t rows);
+// Collective. Codes of this rank's `rows` input rows: sgn(P^T phi(x)) (0 gives +1), rows x bits
+// as +-1. A projection that is NaN or infinite (input values too large for the model, or a
+// damaged model) has no sign to keep: refused with a CollectiveError on every rank.
+std::vector<std::int8_t> encode(MPI_Comm comm, const Model& m, const float* x,
+                                std::int64_t rows);
 
 // Local. The W-step of SDH (seed eq. 18): W = (B B^T + beta I)^{-1} B Y^T from the reduced
 // BBt (r x r) and BYt (r x c).
