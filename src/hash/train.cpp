@@ -156,7 +156,7 @@ void validate(MPI_Comm comm, const TrainOptions& o, std::int64_t dim, int classe
                    "the iteration counts must be >= 1");
 }
 
-// Hash projection (seed eq. 19): P = (Phi^T Phi + lambda I)^{-1} Phi^T B^T.
+// Hash projection ([DPCD] eq. 19): P = (Phi^T Phi + lambda I)^{-1} Phi^T B^T.
 Mat projection(MPI_Comm comm, const SampleBlocks& blocks, const Mat& gram,
                const std::vector<double>& phi, std::int64_t dim,
                const std::vector<std::int8_t>& codes, int bits, double lambda) {
