@@ -204,7 +204,7 @@ TEST(Dense, WStepAndProjectionSatisfyTheirNormalEquations) {
   }
   const double beta = 0.7;
   const Mat W = sdh_w_step(BBt, BYt, beta);
-  // d/dW (||Y - W^T B||^2 + beta ||W||^2) = 2 B (B^T W - Y^T) + 2 beta W = 0 (seed eq. 18).
+  // d/dW (||Y - W^T B||^2 + beta ||W||^2) = 2 B (B^T W - Y^T) + 2 beta W = 0 ([DPCD] eq. 18).
   for (int k = 0; k < r; ++k)
     for (int j = 0; j < c; ++j) {
       double g = beta * W(k, j);

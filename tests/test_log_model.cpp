@@ -221,7 +221,7 @@ TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
   int positive = 0;
   for (const auto& [ij, v] : got) {
     EXPECT_GE(v, 0.0);
-    EXPECT_LE(v, 1.0);  // seed Thm. 1: w <= delta = 1 with alpha = beta = 1
+    EXPECT_LE(v, 1.0);  // [KP19] Thm. 1: w <= delta = 1 with alpha = beta = 1
     const double grad = 2 * theta * p.z.at(ij) + 2 * v - 1 / deg[ij.first] - 1 / deg[ij.second];
     if (v > 1e-6) {
       EXPECT_NEAR(grad, 0.0, 1e-5);

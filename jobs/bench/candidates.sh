@@ -12,10 +12,8 @@
 #   threads  200,000 x 68 partition: 1 rank x 2 threads against 2 ranks x 1 thread
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source jobs/env.sh
+source jobs/bench/setup.sh "$@"
 what=${1:-all}
-work=${BENCH_DIR:-/tmp/lsgl-bench}
-mkdir -p "$work"
 lsgl=$PWD/build/lsgl
 py=/usr/bin/python3
 echo "== machine: $(getconf _NPROCESSORS_ONLN) cores, $(free -g | awk '/Mem:/{print $2}') GB," \

@@ -7,17 +7,15 @@
 # the tolerance was reached, the extra cost as a ratio of iterations (iterations_total of the
 # corrected run / iterations of the eq. 18 run, from /graph of the outputs: independent of the
 # machine's load) and the learning seconds of both runs (noisy on a shared machine).
-#   usage: jobs/bench/degree.sh [RANKS] [ANN]   (default 2 ranks, --ann hnsw; after building
-#          into build/, or set LSGL=path/to/lsgl)
+#   usage: jobs/bench/degree.sh [RANKS] [ANN]   (default 2 ranks, --ann hnsw; builds build/, or
+#          set LSGL=path/to/lsgl)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source jobs/env.sh
+source jobs/bench/setup.sh "$@"
 source jobs/bench/lib.sh
 ranks=${1:-2}
 ann=${2:-hnsw}
 lsgl=${LSGL:-build/lsgl}
-work=${BENCH_DIR:-/tmp/lsgl-bench}
-mkdir -p "$work"
 echo "== $(date -u '+%F %T') UTC, commit $(git rev-parse --short HEAD), $ranks ranks, --ann $ann," \
   "$(getconf _NPROCESSORS_ONLN) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # approximation_error.sh: relative L1 error between the A-NN restricted log model and the exact
-# log model (seed Fig. 3).
+# log model ([KP19] Fig. 3).
 #
 # For SUBSETS random subsets of N Fashion-MNIST training images and each k in KS: the exact
 # model is learned with --support full --k k (theta from eq. 18 over all pairs); then, with the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# manifold.sh: recovering a 2-D manifold (seed Fig. 9, left and middle). A 64 x 64 grid is
+# manifold.sh: recovering a 2-D manifold ([KP19] Fig. 9, left and middle). A 64 x 64 grid is
 # observed through SIGNALS smooth random signals (`lsgl generate --kind manifold`: Gaussian
 # smoothing of width 3 grid steps); graphs are learned from the signals with the log, l2 and knn
 # models at several k, and `lsgl eval` measures the hop diameter of the largest component (exact

@@ -1,12 +1,12 @@
 #!/bin/bash
-# models_fmnist.sh: the log, l2, hard, soft and knn models on Fashion-MNIST (seed Figs. 5, 6):
+# models_fmnist.sh: the log, l2, hard, soft and knn models on Fashion-MNIST ([KP19] Figs. 5, 6):
 # share of weight on wrong edges (pairs of different labels), per-class connectivity, label
 # propagation accuracy with 1% known labels, and nodes in components without a known label, vs
 # the average degree.
 #
 # Default: N = 10000 training images (random subset, seed 1), k in KS = "5 10 20 30" (the paper:
 # 60,000 images, degrees 5 to 30; --full). Every model uses the same A-NN support (r = 3, hnsw).
-# hard and soft get --project-dim 20 (seed appendix C); their degree is not controlled by k (k
+# hard and soft get --project-dim 20 ([KP19] appendix C); their degree is not controlled by k (k
 # only sets the support), so their average degree is whatever they learn. Iterative models run at
 # most MAX_ITER iterations (lsgl's default 1000); the table says whether each converged (hard
 # usually does not). knn uses the default sigma (the paper chose the best sigma each time).

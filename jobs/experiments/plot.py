@@ -316,10 +316,10 @@ def report_models_fmnist(runs, outdir):
         ax.set_xlabel("average degree")
         ax.grid(alpha=0.3)
         ax.legend()
-    fig.suptitle("Fashion-MNIST, %s images (cf. seed Fig. 6)" % (rows[0].get("n") if rows else "?"))
+    fig.suptitle("Fashion-MNIST, %s images (cf. [KP19] Fig. 6)" % (rows[0].get("n") if rows else "?"))
     fig.tight_layout()
     fig.savefig(outdir + "/models_fmnist.png", dpi=120)
-    # Connectivity per class (cf. seed Fig. 5), one panel per model, bars per k.
+    # Connectivity per class (cf. [KP19] Fig. 5), one panel per model, bars per k.
     if any(isinstance(r.get("class_within"), list) for r in rows):
         plot_class_connectivity(rows, outdir + "/models_fmnist_classes.png", plt)
 
@@ -411,7 +411,7 @@ def report_time_vs_edges(runs, outdir):
         ax.set_xlabel("allowed edges (r*k candidates per node, union)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("Fashion-MNIST, log model: time vs size of the allowed edge set (cf. seed Fig. 15)")
+    fig.suptitle("Fashion-MNIST, log model: time vs size of the allowed edge set (cf. [KP19] Fig. 15)")
     fig.tight_layout()
     fig.savefig(outdir + "/time_vs_edges.png", dpi=120)
 

@@ -1,6 +1,6 @@
 #!/bin/bash
-# theta_sparsity.sh: predicted theta interval (seed eq. 18, `lsgl theta`) vs the measured average
-# degree of the exact log model over a sweep of theta (seed Fig. 2, middle).
+# theta_sparsity.sh: predicted theta interval ([KP19] eq. 18, `lsgl theta`) vs the measured average
+# degree of the exact log model over a sweep of theta ([KP19] Fig. 2, middle).
 #
 # Data: N Fashion-MNIST training images (random subset, seed 1). For k = 1..KMAX, `lsgl theta
 # --ann exact` prints the interval of eq. 18 from exact neighbour distances. Then the log model

@@ -1,5 +1,5 @@
 #!/bin/bash
-# time_vs_edges.sh: time of the log model vs the number of allowed edges (seed Fig. 15: 60,000
+# time_vs_edges.sh: time of the log model vs the number of allowed edges ([KP19] Fig. 15: 60,000
 # MNIST images, time linear in the number of variables, i.e. in the average degree).
 #
 # For each n in NS (Fashion-MNIST training subsets, seed 1) and k in KS (r = 3, so each node has

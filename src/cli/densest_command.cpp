@@ -39,7 +39,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "dpcd: best (DPCD from the densest initial set) or each (DPCD from every initial set, "
        "the densest result kept)")
       ("thresholds", po::value(&thresholds)->default_value("adaptive"),
-       "dpcd: adaptive (seed eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
+       "dpcd: adaptive ([DPCD] eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
        "L0 = 2 x largest weighted degree; monotone by construction)")
       ("alpha1", po::value(&d.alpha1)->default_value(d.alpha1),
        "dpcd: S+ = members with centred gradient > alpha1 L1")

@@ -12,7 +12,7 @@ namespace {
 const char* kHashUsage =
     "usage: [mpirun -n P] lsgl hash <train|encode|eval> [options]\n"
     "\n"
-    "Binary hash codes for fast retrieval (the DPCD seed's hashing showcase):\n"
+    "Binary hash codes for fast retrieval ([DPCD]'s hashing showcase):\n"
     "  train    learn codes B and the hash function h(x) = sgn(P^T phi(x)) from data (and\n"
     "           labels for the supervised SDH loss); writes the model and the training set's\n"
     "           codes (the database)\n"
@@ -48,23 +48,23 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
        "raw (the input columns; default for itq); centred either way")
       ("anchors", po::value(&t.anchors)->default_value(t.anchors), "rbf: number of anchors")
       ("alternations", po::value(&t.alternations)->default_value(t.alternations),
-       "sdh: W-step / P-step / B-step rounds (seed: 5)")
+       "sdh: W-step / P-step / B-step rounds ([DPCD]: 5)")
       ("itq-iterations", po::value(&t.itq_iterations)->default_value(t.itq_iterations),
        "itq: B-step / rotation rounds")
       ("beta", po::value(&t.beta)->default_value(t.beta), "sdh: ridge of the W-step")
       ("lambda", po::value(&t.lambda)->default_value(t.lambda), "ridge of the hash projection P")
       ("nu", po::value(&t.nu)->default_value(t.nu),
-       "sdh: weight of ||B - P^T phi||^2 in the B-step (SDH's 1e-5; 0 gives the seed's loss)")
+       "sdh: weight of ||B - P^T phi||^2 in the B-step (SDH's 1e-5; 0 gives [DPCD]'s loss)")
       ("balanced", po::bool_switch(&t.balanced),
        "dpcd, sdh: balanced codes: exactly half of all training bits are +1 (DPCD on the fixed "
        "count domain)")
       ("dcc-sweeps", po::value(&t.dcc_sweeps)->default_value(t.dcc_sweeps),
        "dcc: at most this many sweeps over the bits per B-step")
       ("max-iter", po::value(&t.dpcd.max_iterations)->default_value(t.dpcd.max_iterations),
-       "dpcd: principal-coordinate updates per B-step (seed: 20)")
+       "dpcd: principal-coordinate updates per B-step ([DPCD]: 20)")
       ("thresholds", po::value(&thresholds)->default_value("coordinate"),
        "dpcd: coordinate (a bit is principal when flipping it alone lowers the loss: threshold "
-       "2 (W W^T)_kk; all principal bits flip together), adaptive (seed eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
+       "2 (W W^T)_kk; all principal bits flip together), adaptive ([DPCD] eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
        "L0 = 2 x largest eigenvalue of W W^T)")
       ("one-per-code", po::value(&t.dpcd.one_per_block)->default_value(false),
        "dpcd: flip at most one bit of each code per update (the best); with coordinate "
@@ -74,9 +74,9 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
       ("alpha2", po::value(&t.dpcd.alpha2)->default_value(t.dpcd.alpha2),
        "dpcd: flip -1 bits whose gradient is below -alpha2 L2")
       ("ns-every", po::value(&t.dpcd.ns_every)->default_value(t.dpcd.ns_every),
-       "dpcd: neighbourhood search after every T updates (seed: 10)")
+       "dpcd: neighbourhood search after every T updates ([DPCD]: 10)")
       ("ns-m", po::value(&t.dpcd.ns_m)->default_value(t.dpcd.ns_m),
-       "dpcd: at most m flips in the neighbourhood search (seed: 5; 0: none)")
+       "dpcd: at most m flips in the neighbourhood search ([DPCD]: 5; 0: none)")
       ("seed", po::value(&seed)->default_value(1), "random seed (initial codes, anchors, ITQ's "
        "rotation, neighbourhood sampling)")
       ("chunk", po::value(&t.chunk)->default_value(t.chunk),

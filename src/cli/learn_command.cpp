@@ -65,8 +65,8 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
   d.add_options()
       ("output", po::value(&o.output), "output graph file (HDF5, written atomically)")
       ("model", po::value(&o.model)->default_value("log"),
-       "log: the log model (seed eq. 5), theta from --k; l2: the l2-degree model (seed eq. 4), "
-       "alpha searched for --k; soft, hard: Daitch et al. 2009 (seed eq. 23, 22), degree not "
+       "log: the log model ([KP19] eq. 5), theta from --k; l2: the l2-degree model ([KP19] eq. 4), "
+       "alpha searched for --k; soft, hard: Daitch et al. 2009 ([KP19] eq. 23, 22), degree not "
        "controlled; knn: the k-NN graph with weights exp(-Z/sigma^2)")
       ("order", po::value(&o.order)->default_value("locality"),
        "locality: internally renumber the rows so that neighbours share a rank (far fewer "
@@ -76,7 +76,7 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
        "allowed pairs: ann (each node's r*k candidates, knn: k) or full (every pair, exact; "
        "n <= 5000 only)")
       ("theta", po::value(&o.theta)->default_value(0.0),
-       "log: use this theta instead of choosing it from --k (seed eq. 18)")
+       "log: use this theta instead of choosing it from --k ([KP19] eq. 18)")
       ("alpha", po::value(&o.alpha)->default_value(0.0),
        "log, with --beta: the model's alpha and beta directly (weights scaled by "
        "sqrt(alpha/beta)); l2: this alpha instead of the search for --k")
@@ -88,7 +88,7 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
        "allowed edges, so the model does not depend on the data's scale)")
       ("project-dim", po::value(&o.project_dim)->default_value(0),
        "hard, soft: project the features to this many dimensions by a random Gaussian matrix "
-       "drawn from --seed (seed appendix C uses 20; 0: keep the features)");
+       "drawn from --seed ([KP19] appendix C uses 20; 0: keep the features)");
   add_ann_options(d, o);
   d.add_options()
       ("solver", po::value(&o.solver.solver)->default_value("fbf"),
@@ -158,8 +158,8 @@ int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
   if (p.help) {
     print_help(comm,
                "usage: [mpirun -n P] lsgl theta --input DATA [--k 10] [options]\n"
-               "\nPrints the theta of seed eq. 18 for an average of k neighbours per node, with "
-               "the mean\nlower and upper bounds of the per-node intervals (seed Thm. 3).\n",
+               "\nPrints the theta of [KP19] eq. 18 for an average of k neighbours per node, with "
+               "the mean\nlower and upper bounds of the per-node intervals ([KP19] Thm. 3).\n",
                d);
     return 0;
   }

@@ -1,4 +1,4 @@
-// DPCD (see optimizer.hpp and shared/notes/dpcd.md).
+// DPCD (see optimizer.hpp and docs/design.md, section "DPCD").
 #include "lsgl/dpcd/optimizer.hpp"
 
 #include <algorithm>
@@ -72,7 +72,7 @@ class Runner {
   Report run(const IterationHook& hook);
 
  private:
-  // Thresholds of one update (seed eq. 7 or L0 + eps) and the centre c.
+  // Thresholds of one update ([DPCD] eq. 7 or L0 + eps) and the centre c.
   struct Thresholds {
     double c = 0.0, L1 = 0.0, L2 = 0.0;
   };
@@ -85,10 +85,10 @@ class Runner {
   Extremes extremes() const;                         // one pass, one all-reduce
   double lipschitz_threshold();
   double centre(const Extremes& e);                  // OPEN choice: Options::centre
-  Thresholds thresholds(ThresholdRule rule);         // seed eq. 7 / L0 + eps
-  bool principal_update();                           // seed Alg. 1, one update
+  Thresholds thresholds(ThresholdRule rule);         // [DPCD] eq. 7 / L0 + eps
+  bool principal_update();                           // [DPCD] Alg. 1, one update
   bool attempt(const std::vector<std::int64_t>& flips, double f0);
-  bool neighbourhood_search();                       // seed Alg. 1, m-neighbours
+  bool neighbourhood_search();                       // [DPCD] Alg. 1, m-neighbours
 
   Problem& p_;
   const Options& o_;
@@ -101,7 +101,8 @@ class Runner {
   std::int64_t Li_period_ = 0;  // > 0: Li_ holds one value per position in a block
 };
 
-// L1 = L2 = L0 + eps (notes: guaranteed decrease, f(y) <= f(x) - 2 sum (x_i g_i - L0)).
+// L1 = L2 = L0 + eps (docs/design.md, "Why flipping principal coordinates
+// decreases f": f(y) <= f(x) - 2 sum (x_i g_i - L0)).
 double Runner::lipschitz_threshold() {
   if (L0_ < 0) L0_ = p_.lipschitz();
   return L0_ + o_.eps * std::max(L0_, 1.0);
@@ -169,7 +170,7 @@ double Runner::centre(const Extremes& e) {
   return 0.5 * (v[0] + v[1]);
 }
 
-// Seed eq. 7 (adaptive: means of the positive and of |negative| centred entries) or
+// [DPCD] eq. 7 (adaptive: means of the positive and of |negative| centred entries) or
 // L1 = L2 = L0 + eps (Lipschitz).
 Runner::Thresholds Runner::thresholds(ThresholdRule rule) {
   Thresholds t;

@@ -25,7 +25,7 @@ CodeProblem::CodeProblem(MPI_Comm comm, std::int64_t samples, std::int64_t first
       f0_(f0) {
   const std::int64_t local = static_cast<std::int64_t>(x_.size()) / r_;
   g_.assign(x_.size(), 0.0);
-  // Gradient 2 (A b_i - c_i) (seed eq. 17 when A = W W^T, c_i = W y_i + nu P^T phi_i), by GEMM:
+  // Gradient 2 (A b_i - c_i) ([DPCD] eq. 17 when A = W W^T, c_i = W y_i + nu P^T phi_i), by GEMM:
   // G = B A, or G = (B W) W^T with the factor.
   if (local > 0) {
     const std::vector<double> bd(x_.begin(), x_.end());

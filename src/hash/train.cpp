@@ -182,7 +182,7 @@ void check_sizes(MPI_Comm comm, const TrainOptions& o, const LocalRows& rows, st
                    "training with " + features + " and --bits " + std::to_string(o.bits));
 }
 
-// Hash projection (seed eq. 19): P = (Phi^T Phi + lambda I)^{-1} Phi^T B^T.
+// Hash projection ([DPCD] eq. 19): P = (Phi^T Phi + lambda I)^{-1} Phi^T B^T.
 Mat projection(MPI_Comm comm, const SampleBlocks& blocks, const Mat& gram,
                const std::vector<double>& phi, std::int64_t dim,
                const std::vector<std::int8_t>& codes, int bits, double lambda) {

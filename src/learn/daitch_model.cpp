@@ -140,13 +140,13 @@ double relative(double diff2, double prev2) {
 double hard_objective(const DaitchOperator& op, const std::vector<double>& w) {
   double s[2];
   node_terms(op, w, s);
-  return s[0];  // seed eq. 22
+  return s[0];  // [KP19] eq. 22
 }
 
 double soft_objective(const DaitchOperator& op, double mu, const std::vector<double>& w) {
   double s[2];
   node_terms(op, w, s);
-  return s[0] + mu * s[1];  // seed eq. 23
+  return s[0] + mu * s[1];  // [KP19] eq. 23
 }
 
 std::vector<double> learn_soft(const DaitchOperator& op, double mu, const DaitchParams& params,

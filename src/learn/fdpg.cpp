@@ -1,5 +1,5 @@
 // FDPG: FISTA on the dual of the log model (Saboksayr & Mateos 2021), in the edge-vector form of
-// the graph-learning notes ("An accelerated dual solver"): with alpha = beta = 1 on tz = theta z,
+// docs/design.md ("Dual FISTA (log model, --solver fdpg)"): with alpha = beta = 1 on tz = theta z,
 //   min_{lambda > 0}  F(lambda) + H(lambda),
 //   F(lambda) = ||max(0, S^T lambda - 2 tz)||^2 / 4   (smooth, grad F = S w*(lambda))
 //   H(lambda) = -sum_i log lambda_i                    (prox in closed form)

@@ -18,7 +18,7 @@ double l2_objective(const EdgeSet& edges, double alpha, const std::vector<double
     local += alpha * deg->values()[i] * deg->values()[i];
   double global = 0.0;
   MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, edges.comm());
-  return global;  // seed eq. 4
+  return global;  // [KP19] eq. 4
 }
 
 double project_scaled_simplex(MPI_Comm comm, std::vector<double>& y, double total,

@@ -7,13 +7,13 @@
 
 namespace lsgl {
 
-// Seed Thm. 2: lambda = (theta b + sqrt(theta^2 b^2 + 4 i)) / (2 i).
+// [KP19] Thm. 2: lambda = (theta b + sqrt(theta^2 b^2 + 4 i)) / (2 i).
 double one_node_lambda(double theta, double b, int i) {
   const double tb = theta * b;
   return (tb + std::sqrt(tb * tb + 4.0 * i)) / (2.0 * i);
 }
 
-// Seed Alg. 1 (erratum: the scan ends at the first i with lambda_i <= theta z_i).
+// [KP19] Alg. 1 (erratum: the scan ends at the first i with lambda_i <= theta z_i).
 OneNodeSolution one_node_solve(const std::vector<double>& z, double theta) {
   OneNodeSolution s;
   const int n = static_cast<int>(z.size());
@@ -37,7 +37,7 @@ OneNodeSolution one_node_solve(const std::vector<double>& z, double theta) {
   return s;
 }
 
-// Seed Thm. 3: ( 1/sqrt(k z_{k+1}^2 - b_k z_{k+1}), 1/sqrt(k z_k^2 - b_k z_k) ].
+// [KP19] Thm. 3: ( 1/sqrt(k z_{k+1}^2 - b_k z_{k+1}), 1/sqrt(k z_k^2 - b_k z_k) ].
 // k z^2 - b_k z is evaluated as z * sum_i (z - z_i): a sum of non-negative terms, exactly zero for
 // ties, with no cancellation.
 std::pair<double, double> theta_interval(const double* z, int k) {
@@ -54,7 +54,7 @@ std::pair<double, double> theta_interval(const double* z, int k) {
   return {lower, upper};
 }
 
-// Seed eq. 18: theta = sqrt(mean lower * mean upper), means over all nodes.
+// [KP19] eq. 18: theta = sqrt(mean lower * mean upper), means over all nodes.
 ThetaChoice theta_from_k(MPI_Comm comm, const Candidates& cand, int k) {
   collective_check(comm, k >= 1 && cand.m > k,
                    "theta from k needs 1 <= k < number of candidates per node (k = " +

@@ -2,68 +2,29 @@
 
 Every error on any rank must reach all ranks: no hang, one clear `lsgl: error` line from rank 0, a
 non-zero exit, and nothing already written lost or left half-written (no FILE.partial, an existing
-output or checkpoint unchanged). Cases: bad inputs of every reader (.npy, IDX, IDX.gz, HDF5, labels,
-graphs) beyond those of cli_tests.py, unwritable outputs (read-only directory, a path under a file,
-a directory, a device node), a full disk (a small tmpfs; skipped where mounting is not allowed), a
-rank killed mid-run, corrupted and truncated checkpoints, and an existing output that must survive
-a failed run. Known product bugs are XFAIL (reported, not counted; XPASS once fixed).
+output or checkpoint unchanged). Cases: bad inputs of every reader (.npy, IDX, IDX.gz, HDF5,
+labels, graphs) beyond those of the per-command tests (learn_tests.py and the others), unwritable
+outputs (read-only directory, a path under a file, a directory, a device node), a full disk (a
+small tmpfs; skipped where mounting is not allowed), a rank killed mid-run, corrupted and
+truncated checkpoints, and an existing output that must survive a failed run. Known product bugs
+are XFAIL (reported, not counted; XPASS once fixed).
 Usage: failure_tests.py LSGL MPIEXEC
 """
 import gzip
-import hashlib
 import os
 import shutil
 import signal
 import struct
 import subprocess
-import sys
-import tempfile
 import time
 
 import h5py
 import numpy as np
 
-LSGL, MPIEXEC = os.path.abspath(sys.argv[1]), sys.argv[2]
-TIMEOUT = 120
-failures, xfails = [], []
-passed = 0
-t_start = time.time()
+from harness import Suite, blobs, digest, error_lines
 
-
-def run(*args, ranks=2, timeout=TIMEOUT):
-    cmd = [MPIEXEC, "-n", str(ranks), LSGL, *map(str, args)]
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-
-
-def check(name, ok, detail="", known_bug=None):
-    """known_bug: a description; the case is then expected to fail (XFAIL) until fixed."""
-    global passed
-    if known_bug:
-        if ok:
-            failures.append(name)
-            print(f"XPASS {name} (known bug fixed? remove the marker: {known_bug})")
-        else:
-            xfails.append(name)
-            print(f"XFAIL {name}: {known_bug} {detail}")
-        return
-    if ok:
-        passed += 1
-        print(f"PASS {name}")
-    else:
-        failures.append(name)
-        print(f"FAIL {name} {detail}")
-
-
-def error_lines(p):
-    return [l for l in p.stderr.splitlines() if l.startswith("lsgl: error")]
-
-
-def digest(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+T = Suite("lsgl-fail-")
+run, check, path, write = T.run, T.check, T.path, T.write
 
 
 def clean_failure(p, out, mentions=None):
@@ -76,24 +37,12 @@ def clean_failure(p, out, mentions=None):
     return ok, f"rc={p.returncode} stderr={p.stderr[-800:]!r}"
 
 
-tmp = tempfile.mkdtemp(prefix="lsgl-fail-")
-rng = np.random.default_rng(7)
-X = np.vstack([rng.normal(c, 1.0, size=(150, 5)) for c in (0, 6, 12, 18)]).astype(np.float32)
+X, rng = blobs(7, (0, 6, 12, 18), 150, 5)
 n, d = X.shape
-good = os.path.join(tmp, "x.h5")
+good = path("x.h5")
 with h5py.File(good, "w") as f:
     f["X"] = X
 learn = ["learn", "--k", 5, "--ann", "exact", "--quiet", "--recall-sample", 0]
-
-
-def path(name):
-    return os.path.join(tmp, name)
-
-
-def write(name, data):
-    with open(path(name), "wb") as f:
-        f.write(data)
-    return path(name)
 
 
 def npy_bytes(array, descr=None, fortran=False, shape=None):
@@ -388,8 +337,8 @@ if made:
                     os.remove(leftover)
             subprocess.run(["mknod", dev, "c", "1", "7"])
     p = run(*learn, "--input", good, "--output", good.replace("x.h5", "dfc.h5"), ranks=1)
-    p2 = subprocess.run([LSGL, "collect", "--outputs", good.replace("x.h5", "dfc.h5"), "--csv", dev],
-                        capture_output=True, text=True, timeout=TIMEOUT)
+    p2 = subprocess.run([T.lsgl, "collect", "--outputs", good.replace("x.h5", "dfc.h5"), "--csv", dev],
+                        capture_output=True, text=True, timeout=T.timeout)
     check("collect: CSV at a device node refused, node kept", p2.returncode == 1 and
           os.path.exists(dev) and not os.path.isfile(dev), p2.stderr)
 else:
@@ -491,13 +440,12 @@ killed_out = path("killed.h5")
 shutil.copy(keep, killed_out)
 before = digest(killed_out)
 ck_kill = path("ck-kill.h5")
-cmd = [MPIEXEC, "-n", "2", LSGL, "learn", "--input", good, "--k", 5, "--ann", "exact",
-       "--tol", 1e-300, "--step", 1e-3, "--max-iter", 100000000, "--recall-sample", 0,
-       "--checkpoint", ck_kill, "--checkpoint-every", 200, "--progress-every", 200,
-       "--output", killed_out]
+cmd = T.command("learn", "--input", good, "--k", 5, "--ann", "exact", "--tol", 1e-300,
+                "--step", 1e-3, "--max-iter", 100000000, "--recall-sample", 0,
+                "--checkpoint", ck_kill, "--checkpoint-every", 200, "--progress-every", 200,
+                "--output", killed_out, ranks=2)
 t0 = time.time()
-proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        text=True)
+proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 victim = None
 for line in proc.stdout:
     if "checkpoint written at iteration 400" in line:
@@ -520,7 +468,7 @@ for line in proc.stdout:
             os.kill(victim, signal.SIGKILL)
         break
 try:
-    proc.communicate(timeout=TIMEOUT)
+    proc.communicate(timeout=T.timeout)
     ended = True
 except subprocess.TimeoutExpired:
     proc.kill()
@@ -572,10 +520,4 @@ if ck_iter > 0:
     check("rank killed: the run resumes from that checkpoint", p is not None and p.returncode == 0,
           p.stderr if p else "hang")
 
-print(f"{passed} passed, {len(failures)} failed, {len(xfails)} known bugs (XFAIL), "
-      f"{time.time() - t_start:.0f} s")
-if not failures:
-    shutil.rmtree(tmp, ignore_errors=True)
-else:
-    print(f"files kept in {tmp}")
-sys.exit(1 if failures else 0)
+T.finish()

@@ -13,65 +13,23 @@ Usage: reliability_tests.py LSGL MPIEXEC RANKS
 """
 import glob
 import gzip
-import hashlib
 import os
 import shutil
 import struct
 import subprocess
 import sys
-import tempfile
-import time
 import functools
 
 import h5py
 import numpy as np
 
-LSGL, MPIEXEC, RANKS = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-TIMEOUT = 300
-failures = []
-passed = 0
-t_start = time.time()
-print = functools.partial(print, flush=True)  # progress visible when run under ctest
-tmp = tempfile.mkdtemp(prefix=f"lsgl-rel-np{RANKS}-")
+from harness import Suite, blobs, digest, error_lines
 
-
-def path(name):
-    return os.path.join(tmp, name)
-
-
-def command(*args, ranks=RANKS):
-    return [MPIEXEC, "-n", str(ranks), LSGL, *map(str, args)]
-
-
-def run(*args, ranks=RANKS, cwd=None):
-    try:
-        return subprocess.run(command(*args, ranks=ranks), capture_output=True, text=True,
-                              timeout=TIMEOUT, cwd=cwd)
-    except subprocess.TimeoutExpired:
-        return None
-
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-        print(f"PASS {name}")
-    else:
-        failures.append(name)
-        print(f"FAIL {name} {detail}")
-
-
-def error_lines(p):
-    return [l for l in p.stderr.splitlines() if l.startswith("lsgl: error:")]
-
-
-def digest(name):
-    with open(name, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
-def temporaries():
-    return glob.glob(os.path.join(tmp, "**", "*.partial*"), recursive=True)
+RANKS = int(sys.argv[3])
+T = Suite(f"lsgl-rel-np{RANKS}-", ranks=RANKS, timeout=300)
+run, check, path, write, command, tmp = T.run, T.check, T.path, T.write, T.command, T.tmp
+temporaries = T.temporaries
+error_lines = functools.partial(error_lines, prefix="lsgl: error:")
 
 
 def expect_failure(name, p, mention=None, unchanged=None):
@@ -95,14 +53,7 @@ def expect_success(name, p, extra=True, detail=""):
     check(name, ok, detail + (f" rc={p.returncode} stderr={p.stderr[-600:]!r}" if p else " hang"))
 
 
-def write(name, data):
-    with open(path(name), "wb") as f:
-        f.write(data)
-    return path(name)
-
-
-rng = np.random.default_rng(15)
-X = np.vstack([rng.normal(c, 1.0, size=(60, 4)) for c in (0, 5, 10)]).astype(np.float32)
+X, rng = blobs(15, (0, 5, 10), 60, 4)
 data = path("x.h5")
 with h5py.File(data, "w") as f:
     f["X"] = X
@@ -147,7 +98,7 @@ for i in range(10):
     seeds = (1, 2)
     procs = [subprocess.Popen(command(*gen, "--seed", s, "--output", out), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for s in seeds]
-    results = [(p.communicate(timeout=TIMEOUT)[1], p.returncode) for p in procs]
+    results = [(p.communicate(timeout=T.timeout)[1], p.returncode) for p in procs]
     outcomes.append(tuple(rc for _, rc in results))
     if not pair_verdict(results, lambda w: one_run(out, [seeds[j] for j in w])):
         bad_pairs.append((i, results, temporaries()))
@@ -180,7 +131,7 @@ for i in range(3):
     procs = [subprocess.Popen(command(*base, "--k", k, "--input", data, "--output", out),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for k in ks]
-    results = [(p.communicate(timeout=TIMEOUT)[1], p.returncode) for p in procs]
+    results = [(p.communicate(timeout=T.timeout)[1], p.returncode) for p in procs]
     outcomes.append(tuple(rc for _, rc in results))
     if not pair_verdict(results, lambda w: one_graph(out, [ks[j] for j in w])):
         bad_pairs.append((i, results, temporaries()))
@@ -431,9 +382,4 @@ expect_failure("non-finite: eval --embedding of a graph whose last node's weight
                    "--quiet"), "embedding not written", {heavy: digest(heavy)})
 check("non-finite: eval --embedding: no embedding file", not os.path.exists(path("emb.h5")))
 
-print(f"{passed} passed, {len(failures)} failed, {time.time() - t_start:.0f} s")
-if not failures:
-    shutil.rmtree(tmp, ignore_errors=True)
-else:
-    print(f"files kept in {tmp}")
-sys.exit(1 if failures else 0)
+T.finish()

@@ -1,5 +1,6 @@
 #pragma once
-// Dense k-subgraph with DPCD (seed, "dense subgraph discovery"; notes "Dense k-subgraph"):
+// Dense k-subgraph with DPCD ([DPCD], "dense subgraph discovery"; docs/design.md,
+// "Dense k-subgraph"):
 //   maximise x^T W x over x in {0,1}^n with sum x = k,
 // solved as min f(y) = -(y + 1)^T W (y + 1) over y in Omega_r (x = (y + 1) / 2), with
 // grad f = -2 W (y + 1) = -4 W x. (W x)_i is the weight node i sends into the current set.
@@ -95,7 +96,8 @@ class DenseSubgraphProblem : public Problem {
   std::int64_t xwx_ = 0;
 };
 
-// Exact change of x^T W x when member i leaves and non-member j enters (notes):
+// Exact change of x^T W x when member i leaves and non-member j enters (docs/design.md,
+// "Dense k-subgraph"):
 //   delta = 2 * ((W x)_j - (W x)_i - W_ij).
 inline std::int64_t swap_gain(std::int64_t wx_i, std::int64_t wx_j, std::int64_t w_ij) {
   return 2 * (wx_j - wx_i - w_ij);

@@ -1,13 +1,13 @@
 #pragma once
-// DPCD: discrete principal coordinate descent (seed 001, Algorithm 1; the math is restated in
-// shared/notes/dpcd.md). Minimises f(x) over x in {-1,+1}^n (Omega_{-1}) or over the x with a
-// fixed number of +1 entries (Omega_r), for any problem that supplies f, its gradient and the
-// effect of flips. Distributed: x and the gradient are partitioned in contiguous blocks of
+// DPCD: discrete principal coordinate descent ([DPCD] Alg. 1; the math is restated in
+// docs/design.md, section "DPCD"). Minimises f(x) over x in {-1,+1}^n (Omega_{-1}) or over the
+// x with a fixed number of +1 entries (Omega_r), for any problem that supplies f, its gradient
+// and the effect of flips. Distributed: x and the gradient are partitioned in contiguous blocks of
 // global indices across the ranks of the problem's communicator; selections and thresholds use
 // collectives, ties are broken by global index and sums are taken in fixed point, so the
 // iterates do not depend on the number of ranks.
 //
-// Every choice the seed leaves open is an option below, with its default:
+// Every choice [DPCD] leaves open is an option below, with its default:
 //  - thresholds: Lipschitz (L1 = L2 = L0 + eps, monotone by construction) or adaptive (seed
 //    eq. 7: L1 = mean of the positive gradient entries, L2 = mean of |negative entries|);
 //  - centre (Omega_r only, OPEN): the constant subtracted from g before eq. 7 (on Omega_r a
@@ -25,14 +25,14 @@
 namespace lsgl::dpcd {
 
 enum class Domain { kFree, kFixedCount };            // Omega_{-1}, Omega_r
-// L0 + eps, seed eq. 7, or (our addition) coordinate-wise constants L_i + eps from the problem
+// L0 + eps, [DPCD] eq. 7, or (our addition) coordinate-wise constants L_i + eps from the problem
 // (Problem::coordinate_lipschitz): coordinate i is principal when flipping it alone lowers f.
 enum class ThresholdRule { kLipschitz, kAdaptive, kCoordinate };
 // Omega_r: c subtracted from g before eq. 7. kSplit: midway between the r-th and (r+1)-th
 // smallest entries of g (r = number of +1 entries), i.e. the value that separates the r
 // coordinates the linear surrogate wants at +1 from the others.
 enum class Centre { kNone, kMean, kMedian, kSplit };
-// kAll: eq. 7 over all n entries (the seed's wording). kEligible: L1 over the positive centred
+// kAll: eq. 7 over all n entries ([DPCD]'s wording). kEligible: L1 over the positive centred
 // entries at x = +1 only, L2 over the negative ones at x = -1 only (the entries that can move).
 enum class Scope { kAll, kEligible };
 // After an adaptive update that raised f (or, with strict, did not lower it): undo it, then
@@ -50,7 +50,7 @@ struct Options {
   Centre centre = Centre::kSplit;
   Scope scope = Scope::kEligible;
   Fallback fallback = Fallback::kHalve;
-  int max_iterations = 100;       // principal-coordinate updates (seed: 100 for subgraphs)
+  int max_iterations = 100;       // principal-coordinate updates ([DPCD]: 100 for subgraphs)
   std::int64_t max_flips = 0;     // at most this many flips (pairs on Omega_r) per update; 0: no cap
   // Omega_{-1} only (our addition, for problems made of independent blocks, see
   // Problem::block_size): flip at most one coordinate per block per update, the eligible one of
@@ -124,10 +124,10 @@ using IterationHook = std::function<void(int, double)>;
 // kept. Throws CollectiveError on invalid options.
 Report minimize(Problem& p, const Options& o, const IterationHook& hook = {});
 
-// The exact minimiser of the linear surrogate plus (L/2)||y - x||^2 (notes, "useful
-// identities"): on Omega_{-1}, y_i = sgn(L x_i - g_i) (ties keep x_i); on Omega_r, +1 entries
-// sorted by g descending and -1 entries by g ascending are swapped in pairs while
-// g_i - g_j > 2L. Local, serial; for tests and small problems.
+// The exact minimiser of the linear surrogate plus (L/2)||y - x||^2 (docs/design.md,
+// "Identities used by the code and the tests"): on Omega_{-1}, y_i = sgn(L x_i - g_i) (ties
+// keep x_i); on Omega_r, +1 entries sorted by g descending and -1 entries by g ascending are
+// swapped in pairs while g_i - g_j > 2L. Local, serial; for tests and small problems.
 std::vector<std::int8_t> surrogate_minimizer(const std::vector<std::int8_t>& x,
                                              const std::vector<double>& g, double L,
                                              Domain domain);

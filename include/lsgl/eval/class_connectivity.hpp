@@ -1,5 +1,5 @@
 #pragma once
-// Connectivity between classes (the seed's Fig. 5 and 6): with W normalised to ||W||_1,1 = 1,
+// Connectivity between classes ([KP19] Fig. 5 and 6): with W normalised to ||W||_1,1 = 1,
 // the share of the total weight between nodes of labels a and b, and the share on "wrong" edges
 // (between different labels).
 #include <cstdint>

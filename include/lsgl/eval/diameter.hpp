@@ -1,5 +1,5 @@
 #pragma once
-// Unweighted (hop) diameter of the largest connected component, as the seed's manifold
+// Unweighted (hop) diameter of the largest connected component, as [KP19]'s manifold
 // experiment counts it (Fig. 9: a 64 x 64 grid 4-NN graph has diameter 127).
 //  - Exact when the component has at most exact_max_nodes nodes (default 5,000): the component's
 //    adjacency is gathered on every rank (at most exact_max_nodes rows, a documented small-n

@@ -3,7 +3,7 @@
 // baselines' own solvers. The objective is separable over samples:
 //   f(B) = sum_i ( b_i^T A b_i - 2 c_i^T b_i ) + f0,   b_i in {-1,+1}^r (sample i's code)
 // SDH loss ||Y - W^T B||^2 + beta ||W||^2 + nu ||B - P^T phi||^2: A = W W^T,
-//   c_i = W y_i + nu P^T phi_i, gradient 2 W (W^T b_i - y_i) - 2 nu P^T phi_i (seed eq. 17);
+//   c_i = W y_i + nu P^T phi_i, gradient 2 W (W^T b_i - y_i) - 2 nu P^T phi_i ([DPCD] eq. 17);
 // ITQ loss ||B - V R||^2: A = 0, c_i = R^T v_i (the minimiser is sgn(c_i)).
 // Samples are in the chunk-aligned sample blocks of chunked.hpp; coordinate i*r + k is bit k
 // of sample i, so each rank holds a contiguous block of coordinates.

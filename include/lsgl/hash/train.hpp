@@ -1,6 +1,6 @@
 #pragma once
 // Training binary hash codes: supervised discrete hashing (SDH loss, Shen et al. 2015, as in the
-// DPCD seed's hashing section) and iterative quantisation (ITQ, Gong & Lazebnik 2011), each with
+// [DPCD]'s hashing section) and iterative quantisation (ITQ, Gong & Lazebnik 2011), each with
 // DPCD or the loss's own B-solver. Samples are distributed in chunk-aligned sample blocks
 // (chunked.hpp); the B-step needs no communication beyond DPCD's selections, the small systems
 // are formed by reproducible all-reduces and solved on every rank with LAPACK.
@@ -17,7 +17,7 @@
 namespace lsgl::hash {
 
 enum class Loss { kSdh, kItq };
-// B-step solvers: dpcd (the seed), dcc (SDH's discrete cyclic coordinate descent; SDH loss
+// B-step solvers: dpcd ([DPCD]), dcc (SDH's discrete cyclic coordinate descent; SDH loss
 // only), sign (ITQ's b = sgn(V R); ITQ loss only).
 enum class BSolver { kDpcd, kDcc, kSign };
 Loss parse_loss(const std::string& s);
@@ -36,16 +36,16 @@ struct TrainOptions {
   BSolver solver = BSolver::kDpcd;
   FeatureKind features = FeatureKind::kRbf;
   std::int64_t anchors = 1000;
-  int alternations = 5;   // SDH: W/P/B alternations (seed: at most 5)
+  int alternations = 5;   // SDH: W/P/B alternations ([DPCD]: at most 5)
   int itq_iterations = 50;  // ITQ: B-step / rotation alternations (Gong & Lazebnik: 50)
-  double beta = 1.0;      // SDH: ridge of the W-step (seed eq. 18)
-  double lambda = 0.01;   // ridge of the hash projection P (seed eq. 19)
-  double nu = 1e-5;       // SDH: weight of ||B - P^T phi||^2 in the B-step (0: the seed's loss)
+  double beta = 1.0;      // SDH: ridge of the W-step ([DPCD] eq. 18)
+  double lambda = 0.01;   // ridge of the hash projection P ([DPCD] eq. 19)
+  double nu = 1e-5;       // SDH: weight of ||B - P^T phi||^2 in the B-step (0: [DPCD]'s loss)
   int dcc_sweeps = 10;    // dcc: at most this many sweeps per B-step
   // dpcd, sdh: balanced codes, exactly floor(n bits / 2) of all bits are +1 (DPCD on the fixed
   // count domain Omega_r, from balanced random codes).
   bool balanced = false;
-  // dpcd B-step: free domain, 20 updates and a 5-neighbourhood search every 10 (seed). Our
+  // dpcd B-step: free domain, 20 updates and a 5-neighbourhood search every 10 ([DPCD]). Our
   // default thresholds are coordinate-wise, 2 (W W^T)_kk: a bit is principal when flipping it
   // alone lowers the loss; all principal bits flip together, halved while that raises the loss.
   // one_per_block (flip only the best bit of each code per update, so every update lowers the
@@ -91,7 +91,7 @@ Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
 std::vector<std::int8_t> encode(MPI_Comm comm, const Model& m, const float* x,
                                 std::int64_t rows);
 
-// Local. The W-step of SDH (seed eq. 18): W = (B B^T + beta I)^{-1} B Y^T from the reduced
+// Local. The W-step of SDH ([DPCD] eq. 18): W = (B B^T + beta I)^{-1} B Y^T from the reduced
 // BBt (r x r) and BYt (r x c).
 Mat sdh_w_step(const Mat& BBt, const Mat& BYt, double beta);
 

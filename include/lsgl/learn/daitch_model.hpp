@@ -1,12 +1,12 @@
 #pragma once
 // The "hard" and "soft" models of Daitch, Kelner & Spielman 2009 on a fixed allowed edge set,
-// scaled as in the seed's appendix C:
-//   hard (seed eq. 22):  minimize ||M w||^2                           s.t. w >= 0, S w >= 1
-//   soft (seed eq. 23):  minimize ||M w||^2 + mu ||max(1 - S w, 0)||^2  s.t. w >= 0
+// scaled as in [KP19] appendix C:
+//   hard ([KP19] eq. 22):  minimize ||M w||^2                           s.t. w >= 0, S w >= 1
+//   soft ([KP19] eq. 23):  minimize ||M w||^2 + mu ||max(1 - S w, 0)||^2  s.t. w >= 0
 // with ||L X||_F^2 = ||M w||^2, (M w)_i = sum_j w_ij (x_i - x_j) (a d-vector per node), so M w
 // and M^T u cost O(|E| d). soft is solved by FISTA (Beck & Teboulle 2009) with adaptive restart,
 // hard by the Condat-Vu primal-dual iteration (a forward-backward primal-dual scheme, as the
-// seed's Komodakis & Pesquet Alg. 2). Every node needs the features of the other end of its
+// Komodakis & Pesquet Alg. 2 of [KP19]). Every node needs the features of the other end of its
 // edges: they are held in a ghosted node vector of d values per node.
 #include <memory>
 #include <vector>
@@ -59,19 +59,19 @@ class DaitchOperator {
   std::unique_ptr<GhostedNodeVector> x_;  // features, ghosts filled
 };
 
-// Collective. ||M w||^2, the objective of seed eq. 22.
+// Collective. ||M w||^2, the objective of [KP19] eq. 22.
 double hard_objective(const DaitchOperator& op, const std::vector<double>& w);
 
-// Collective. ||M w||^2 + mu ||max(1 - S w, 0)||^2, seed eq. 23.
+// Collective. ||M w||^2 + mu ||max(1 - S w, 0)||^2, [KP19] eq. 23.
 double soft_objective(const DaitchOperator& op, double mu, const std::vector<double>& w);
 
-// Collective. Solves seed eq. 23 (mu > 0) by FISTA with projection onto w >= 0, from w = 0.
+// Collective. Solves [KP19] eq. 23 (mu > 0) by FISTA with projection onto w >= 0, from w = 0.
 std::vector<double> learn_soft(const DaitchOperator& op, double mu, const DaitchParams& params,
                                DaitchReport& report);
 
-// Collective. Solves seed eq. 22 by the Condat-Vu iteration from w = 0 (dual step
+// Collective. Solves [KP19] eq. 22 by the Condat-Vu iteration from w = 0 (dual step
 // sigma = 0.1 ||M||^2 / ||S||^2, primal step 0.99 / (||M||^2 + sigma ||S||^2)). It converges
-// slowly (thousands of iterations where soft needs hundreds, as the seed notes), and a loose tol
+// slowly (thousands of iterations where soft needs hundreds, as [KP19] notes), and a loose tol
 // can stop it early. With `multipliers`, returns the Lagrange multiplier of S w >= 1 of every
 // local node (>= 0).
 std::vector<double> learn_hard(const DaitchOperator& op, const DaitchParams& params,

@@ -1,5 +1,5 @@
 #pragma once
-// The k-nearest-neighbour graph with Gaussian weights, the baseline of the seed's comparisons:
+// The k-nearest-neighbour graph with Gaussian weights, the baseline of [KP19]'s comparisons:
 // the union of every node's k nearest candidates, each pair once, w_ij = exp(-Z_ij / sigma^2).
 #include <mpi.h>
 

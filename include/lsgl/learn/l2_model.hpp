@@ -1,5 +1,5 @@
 #pragma once
-// The l2 model (seed eq. 4; Hu et al. 2013, Dong et al. 2015) on a fixed allowed edge set:
+// The l2 model ([KP19] eq. 4; Hu et al. 2013, Dong et al. 2015) on a fixed allowed edge set:
 //   minimize over w >= 0:  2 w^T z + alpha ||S w||^2 + 2 alpha ||w||^2   s.t.  2 * 1^T w = n,
 // solved by accelerated projected gradient (the objective is 4 alpha-strongly convex, so a
 // constant momentum is used) with the Euclidean projection onto {w >= 0, 1^T w = n/2}.
@@ -31,7 +31,7 @@ struct L2Report {
   std::int64_t projection_steps = 0;  // Newton steps of the projections, all iterations
 };
 
-// Collective. The objective of seed eq. 4 at w (local edges, each pair once):
+// Collective. The objective of [KP19] eq. 4 at w (local edges, each pair once):
 // 2 w^T z + alpha ||S w||^2 + 2 alpha ||w||^2 (the constraint is not checked).
 double l2_objective(const EdgeSet& edges, double alpha, const std::vector<double>& w);
 
@@ -44,7 +44,7 @@ double project_scaled_simplex(MPI_Comm comm, std::vector<double>& y, double tota
                               double hint = -std::numeric_limits<double>::infinity(),
                               int* steps = nullptr);
 
-// Collective. Solves seed eq. 4 for one alpha > 0, from `start` when given (any point: it is
+// Collective. Solves [KP19] eq. 4 for one alpha > 0, from `start` when given (any point: it is
 // projected first) or from the uniform weights n / (2 |E|).
 std::vector<double> learn_l2(const EdgeSet& edges, double alpha, const L2Params& params,
                              L2Report& report, const std::vector<double>* start = nullptr);

@@ -1,6 +1,6 @@
 #pragma once
-// The log model (seed eq. 3 and 5) on a fixed allowed edge set, with alpha = beta = 1 on
-// theta * z (seed Prop. 1), solved with the forward-backward-forward primal-dual iteration
+// The log model ([KP19] eq. 3 and 5) on a fixed allowed edge set, with alpha = beta = 1 on
+// theta * z ([KP19] Prop. 1), solved with the forward-backward-forward primal-dual iteration
 // (Komodakis & Pesquet 2015; Kalofolias 2016 Alg. 1; "fbf", the reference) or with FISTA on the
 // dual (Saboksayr & Mateos 2021; "fdpg", src/learn/fdpg.cpp).
 #include <csignal>
@@ -82,13 +82,13 @@ struct SolverReport {
 using IterationCallback =
     std::function<bool(const IterationInfo&, const std::function<SolverState()>& capture)>;
 
-// Objective of the log model with alpha = beta = 1 on edge vector w (seed eq. 5, each pair once):
+// Objective of the log model with alpha = beta = 1 on edge vector w ([KP19] eq. 5, each pair once):
 // 2 w^T tz - sum_i log((S w)_i) + ||w||^2. Collective; +inf when a node has zero degree.
 double log_objective(const EdgeSet& edges, const std::vector<double>& tz,
                      const std::vector<double>& w);
 
 // Collective. A dual scale c for SolverParams: sqrt(sum ||w_i||^2 / 2 / sum lambda_i^2) over the
-// one-node solutions (seed Thm. 2) of every node's candidate list at this theta, i.e. the ratio
+// one-node solutions ([KP19] Thm. 2) of every node's candidate list at this theta, i.e. the ratio
 // of the expected primal and dual (1/degree) magnitudes, clipped to [0.02, 1]. Measured: within
 // a factor 1.5 of the best fixed c on Fashion-MNIST, blobs, latent-space and manifold data.
 double estimate_dual_scale(MPI_Comm comm, const Candidates& cand, double theta);

@@ -1,5 +1,5 @@
 #pragma once
-// Random Gaussian projection of the features, as the seed does for the Daitch models (appendix
+// Random Gaussian projection of the features, as [KP19] does for the Daitch models (appendix
 // C: d = 300 projected to 20): x -> G^T x / sqrt(p) with G a d x p matrix of independent
 // standard normal entries drawn from a seed, identical on every rank, so the projected rows do
 // not depend on the number of ranks. Squared distances are preserved in expectation.

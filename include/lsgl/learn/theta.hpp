@@ -11,7 +11,7 @@
 
 namespace lsgl {
 
-// Solution of the one-node problem (seed eq. 9) for ascending distances z:
+// Solution of the one-node problem ([KP19] eq. 9) for ascending distances z:
 // min_{w>=0} theta w^T z - log(1^T w) + 1/2 ||w||^2.
 struct OneNodeSolution {
   std::vector<double> w;  // same order as z
@@ -19,14 +19,15 @@ struct OneNodeSolution {
   double lambda = 0.0;
 };
 
-// lambda for the first i entries, b_i = z_1 + ... + z_i (seed Thm. 2).
+// lambda for the first i entries, b_i = z_1 + ... + z_i ([KP19] Thm. 2).
 double one_node_lambda(double theta, double b, int i);
 
-// Non-zero count and weights for one node (seed Alg. 1, with the erratum of the notes: the scan
-// stops at the first i with lambda_i <= theta z_i, k = i - 1). z must be ascending. Local.
+// Non-zero count and weights for one node ([KP19] Alg. 1, with the erratum in docs/design.md,
+// "Theta from k": the scan stops at the first i with lambda_i <= theta z_i, k = i - 1). z must
+// be ascending. Local.
 OneNodeSolution one_node_solve(const std::vector<double>& z, double theta);
 
-// Interval (lower, upper] of theta giving exactly k non-zeros for one node (seed Thm. 3), from
+// Interval (lower, upper] of theta giving exactly k non-zeros for one node ([KP19] Thm. 3), from
 // the first k+1 ascending distances. A bound whose denominator is not positive (ties or
 // duplicate points) is returned as +infinity. Local.
 std::pair<double, double> theta_interval(const double* z, int k);
@@ -39,7 +40,7 @@ struct ThetaChoice {
   std::int64_t nodes_without_upper = 0;  // nodes whose upper bound is infinite (skipped)
 };
 
-// Collective. theta for an average of k neighbours per node (seed eq. 18): the geometric mean of
+// Collective. theta for an average of k neighbours per node ([KP19] eq. 18): the geometric mean of
 // the mean lower and mean upper bounds over all nodes, from each node's ascending candidate
 // distances (needs cand.m > k). Nodes with an infinite bound (ties, duplicates) are left out of
 // that bound's mean and counted; for k == 1 the upper bound is always infinite and theta is

@@ -4,17 +4,15 @@
 # measured in the same run (right before and right after each case: the host's memory speed
 # drifts over minutes, so each case is compared with the mean of its own two measurements), and
 # the bytes each rank sends per iteration.
-#   usage: jobs/bench_learn.sh [RANKS]      (default 2; run from anywhere after jobs/install.sh)
+#   usage: jobs/bench/learn.sh [RANKS]      (default 2; run from anywhere after jobs/install.sh)
 # Cases: Fashion-MNIST 60,000 x 784 (k = 10); a generated 1,000,000 x 68 set (k = 5, clusters
 # on an 8-dimensional latent space mapped linearly to 68 features plus noise, rows in random
 # order); a 256 x 256 grid seen through 40 smooth signals (k = 4, rows in grid order, so few
 # edges cross ranks: the bytes sent per iteration follow the crossing edges, not n).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source jobs/env.sh
+cd "$(dirname "$0")/../.."
+source jobs/bench/setup.sh "$@"
 ranks=${1:-2}
-work=${BENCH_DIR:-/tmp/lsgl-bench}
-mkdir -p "$work"
 lsgl=build/lsgl
 
 echo "== machine: $(getconf _NPROCESSORS_ONLN) cores, $(free -g | awk '/Mem:/{print $2}') GB, $ranks ranks, $(date -u +%F)"

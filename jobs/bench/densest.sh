@@ -11,14 +11,12 @@
 # the smaller time; densities are deterministic.
 # The bar: DPCD's density at least the best baseline's at every k, in at most 2x the time of
 # greedy peeling.
-#   usage: jobs/bench_densest.sh [RANKS]      (default 2; after jobs/install.sh)
+#   usage: jobs/bench/densest.sh [RANKS]      (default 2; after jobs/install.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source jobs/env.sh
+cd "$(dirname "$0")/../.."
+source jobs/bench/setup.sh "$@"
 ranks=${1:-2}
-work=${BENCH_DIR:-/tmp/lsgl-bench}
 lsgl=${LSGL:-build/lsgl}
-mkdir -p "$work"
 sizes=200,400,800,1600,3200,6400
 methods=peel,ravi,feige,tpower,dpcd,peel,ravi,feige,tpower,dpcd
 

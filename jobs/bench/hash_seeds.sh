@@ -3,16 +3,16 @@
 # 10,000 Fashion-MNIST test images as queries against the 60,000 training images: how large
 # the difference between the two B-solvers is next to the spread between seeds. Not a test.
 # Per seed: the difference DPCD-SDH - SDH with its 95% paired bootstrap interval over the queries
-# (jobs/hash_paired_map.py: the variation that comes from the queries, for these two models);
+# (jobs/bench/hash_paired_map.py: the variation that comes from the queries, for these two models);
 # per length: the mean, smallest and largest difference over the seeds (the variation that comes
 # from training).
-#   usage: jobs/bench_hash_seeds.sh [RANKS] [SEEDS]     (defaults 2 and 5)
+#   usage: jobs/bench/hash_seeds.sh [RANKS] [SEEDS]     (defaults 2 and 5)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source jobs/env.sh
+cd "$(dirname "$0")/../.."
+source jobs/bench/setup.sh "$@"
 ranks=${1:-2}
 seeds=${2:-5}
-work=${BENCH_DIR:-/tmp/lsgl-bench}/hash-seeds
+work=$work/hash-seeds
 lsgl=${LSGL:-build/lsgl}
 data=/usr/share/datasets/fashion-mnist
 mkdir -p "$work"
@@ -30,7 +30,7 @@ for bits in 32 64 96; do
       mpirun -n "$ranks" $lsgl hash encode --model "$model" --input $data/t10k-images-idx3-ubyte.gz \
         --labels $data/t10k-labels-idx1-ubyte.gz --output "$queries" --quiet > /dev/null
     done
-    read -r a b d lo hi p < <(/usr/bin/python3 jobs/hash_paired_map.py \
+    read -r a b d lo hi p < <(/usr/bin/python3 jobs/bench/hash_paired_map.py \
       "$work/q-dcc-$bits-$seed.h5" "$work/dcc-$bits-$seed.h5" \
       "$work/q-dpcd-$bits-$seed.h5" "$work/dpcd-$bits-$seed.h5" --resamples 2000)
     diffs+=("$d")

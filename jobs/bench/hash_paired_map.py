@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Paired comparison of two hashing models on the same queries (used by jobs/bench_hash*.sh).
+"""Paired comparison of two hashing models on the same queries (used by jobs/bench/hash*.sh).
 
     hash_paired_map.py QUERIES_A DATABASE_A QUERIES_B DATABASE_B [--resamples N] [--seed S]
 

@@ -10,13 +10,13 @@
 # the smaller B-step and training times; codes and MAP are deterministic.
 # The bar: DPCD-SDH's MAP at least SDH's at every length, its B-step time at most half of SDH's.
 # After the table, the MAP difference DPCD-SDH - SDH with its 95% paired bootstrap interval over
-# the queries (jobs/hash_paired_map.py, which recomputes every query's AP independently).
-#   usage: jobs/bench_hash.sh [RANKS]      (default 2; after jobs/install.sh)
+# the queries (jobs/bench/hash_paired_map.py, which recomputes every query's AP independently).
+#   usage: jobs/bench/hash.sh [RANKS]      (default 2; after jobs/install.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source jobs/env.sh
+cd "$(dirname "$0")/../.."
+source jobs/bench/setup.sh "$@"
 ranks=${1:-2}
-work=${BENCH_DIR:-/tmp/lsgl-bench}/hash
+work=$work/hash
 lsgl=${LSGL:-build/lsgl}
 data=/usr/share/datasets/fashion-mnist
 mkdir -p "$work"
@@ -85,12 +85,12 @@ for bits in (32, 64, 96):
 PY
 
 echo
-echo "MAP(dpcd-sdh) - MAP(sdh), 95% paired bootstrap interval over the queries (jobs/hash_paired_map.py):"
+echo "MAP(dpcd-sdh) - MAP(sdh), 95% paired bootstrap interval over the queries (jobs/bench/hash_paired_map.py):"
 echo "| bits | queries | MAP sdh | MAP dpcd-sdh | difference | 95% interval | resamples with difference <= 0 |"
 echo "|---:|---:|---:|---:|---:|---|---:|"
 for bits in 32 64 96; do
   for q in q:1,000 qall:10,000; do
-    read -r a b d lo hi p < <(/usr/bin/python3 jobs/hash_paired_map.py "$work/${q%%:*}-sdh-$bits.h5" \
+    read -r a b d lo hi p < <(/usr/bin/python3 jobs/bench/hash_paired_map.py "$work/${q%%:*}-sdh-$bits.h5" \
       "$work/sdh-$bits-1.h5" "$work/${q%%:*}-dpcd-sdh-$bits.h5" "$work/dpcd-sdh-$bits-1.h5")
     echo "| $bits | ${q#*:} | $a | $b | $d | [$lo, $hi] | $p |"
   done
