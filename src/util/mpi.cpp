@@ -67,14 +67,15 @@ std::int64_t peak_rss_bytes() {
 
 namespace detail {
 
-std::vector<char> alltoallv_bytes_raw(MPI_Comm comm, const std::vector<const char*>& data,
-                                      const std::vector<std::int64_t>& bytes) {
+void alltoallv_bytes_into(MPI_Comm comm, const std::vector<const char*>& data,
+                          const std::vector<std::int64_t>& bytes,
+                          const std::function<char*(std::int64_t)>& receive_buffer) {
   const int size = comm_size(comm);
   std::vector<std::int64_t> recv_bytes(size, 0);
   MPI_Alltoall(bytes.data(), 1, MPI_INT64_T, recv_bytes.data(), 1, MPI_INT64_T, comm);
   std::vector<std::int64_t> offset(size + 1, 0);
   for (int p = 0; p < size; ++p) offset[p + 1] = offset[p] + recv_bytes[p];
-  std::vector<char> out(static_cast<std::size_t>(offset[size]));
+  char* out = receive_buffer(offset[size]);
 
   constexpr std::int64_t kChunk = std::int64_t(1) << 30;
   std::vector<MPI_Request> req;
@@ -83,7 +84,7 @@ std::vector<char> alltoallv_bytes_raw(MPI_Comm comm, const std::vector<const cha
     for (std::int64_t at = 0; at < recv_bytes[p]; at += kChunk, ++tag) {
       const int len = static_cast<int>(std::min(kChunk, recv_bytes[p] - at));
       req.emplace_back();
-      MPI_Irecv(out.data() + offset[p] + at, len, MPI_BYTE, p, tag, comm, &req.back());
+      MPI_Irecv(out + offset[p] + at, len, MPI_BYTE, p, tag, comm, &req.back());
     }
   }
   for (int p = 0; p < size; ++p) {
@@ -95,7 +96,6 @@ std::vector<char> alltoallv_bytes_raw(MPI_Comm comm, const std::vector<const cha
     }
   }
   MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
-  return out;
 }
 
 }  // namespace detail

@@ -1,16 +1,20 @@
 #pragma once
 // Template implementations for lsgl/util/mpi.hpp.
 #include <algorithm>
-#include <cstring>
+#include <cstdint>
+#include <functional>
 #include <type_traits>
+#include <vector>
 
 namespace lsgl {
 
 namespace detail {
 // Collective. Byte-level all-to-all with 64-bit counts; messages are split into chunks below
-// 2^30 bytes so that no MPI int count overflows.
-std::vector<char> alltoallv_bytes_raw(MPI_Comm comm, const std::vector<const char*>& data,
-                                      const std::vector<std::int64_t>& bytes);
+// 2^30 bytes so that no MPI int count overflows. The bytes received land, by sender, in the
+// buffer that receive_buffer(total bytes) returns (so the caller's vector is the only copy).
+void alltoallv_bytes_into(MPI_Comm comm, const std::vector<const char*>& data,
+                          const std::vector<std::int64_t>& bytes,
+                          const std::function<char*(std::int64_t)>& receive_buffer);
 }  // namespace detail
 
 template <class T>
@@ -22,9 +26,11 @@ std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send)
     data[p] = reinterpret_cast<const char*>(send[p].data());
     bytes[p] = static_cast<std::int64_t>(send[p].size() * sizeof(T));
   }
-  std::vector<char> raw = detail::alltoallv_bytes_raw(comm, data, bytes);
-  std::vector<T> out(raw.size() / sizeof(T));
-  if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());
+  std::vector<T> out;
+  detail::alltoallv_bytes_into(comm, data, bytes, [&](std::int64_t total) {
+    out.resize(static_cast<std::size_t>(total) / sizeof(T));
+    return reinterpret_cast<char*>(out.data());
+  });
   return out;
 }
 
