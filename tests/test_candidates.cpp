@@ -381,7 +381,8 @@ Data dominant_cluster_data(std::int64_t n) {
 }
 
 // The partition route with the exact engine is exact whatever the cells: ties, duplicates, rows
-// on cell boundaries, all rows identical, one cell per rank or many, threads.
+// on cell boundaries, all rows identical, one cell per rank or many, threads, routed queries
+// exchanged at once or a few rows per round.
 TEST(Candidates, PartitionRouteIsExactOnHardData) {
   for (const auto& [data, m] :
        {std::make_pair(grid_data(300, 5), 12), std::make_pair(identical_data(60, 4), 7),
@@ -395,6 +396,7 @@ TEST(Candidates, PartitionRouteIsExactOnHardData) {
         p.route = "partition";
         p.cells_per_rank = cells;
         p.threads = threads;
+        if (threads == 2) p.round_bytes = 64;  // 1 to 3 rows per round
         const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
         ASSERT_EQ(c.report.route, "partition");
         expect_valid(data, all, rows, c, m);

@@ -13,9 +13,9 @@ constexpr std::int64_t kQueryChunk = 8192;  // queries handed to an engine at on
 }  // namespace
 
 std::unique_ptr<Engine> make_engine(const AnnParams& p, const float* base, std::int64_t rows,
-                                    std::int64_t d, int m) {
+                                    std::int64_t d, int m, int own_ef) {
   if (p.engine == "flann") return make_flann_engine(p, base, rows, d);
-  if (p.engine == "hnsw") return make_hnsw_engine(p, base, rows, d, m);
+  if (p.engine == "hnsw") return make_hnsw_engine(p, base, rows, d, m, own_ef);
   return make_exact_engine(p, base, rows, d);
 }
 

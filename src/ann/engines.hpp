@@ -42,16 +42,17 @@ class Engine {
 };
 
 // Index the block of `rows` (> 0) x `d` floats at `base`; for hnsw, `m` is the number of
-// neighbours that will be wanted (the search list is at least m + 1 long).
+// neighbours that will be wanted (the search list is at least m + 1 long) and `own_ef` the
+// search list of search_own when it should be longer than that of search (0: the same).
 std::unique_ptr<Engine> make_exact_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                           std::int64_t d);
 std::unique_ptr<Engine> make_flann_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                           std::int64_t d);
 std::unique_ptr<Engine> make_hnsw_engine(const AnnParams& p, const float* base, std::int64_t rows,
-                                         std::int64_t d, int m);
+                                         std::int64_t d, int m, int own_ef);
 // The engine named by p.engine over `rows` (> 0) rows at `base`.
 std::unique_ptr<Engine> make_engine(const AnnParams& p, const float* base, std::int64_t rows,
-                                    std::int64_t d, int m);
+                                    std::int64_t d, int m, int own_ef = 0);
 
 // Brute force: the k local rows nearest to q by (squared_distance, row), row `exclude` left out
 // (-1: none); writes k row numbers to out, -1 past the rows available. `scratch` is reused.

@@ -24,10 +24,12 @@ namespace {
 
 class HnswEngine final : public Engine {
  public:
-  HnswEngine(const AnnParams& p, const float* base, std::int64_t rows, std::int64_t d, int m)
+  HnswEngine(const AnnParams& p, const float* base, std::int64_t rows, std::int64_t d, int m,
+             int own_ef)
       : Engine(base, d),
         threads_(p.threads),
         ef_(static_cast<std::size_t>(std::max(p.hnsw_ef, m + 1))),
+        own_ef_(std::max(ef_, static_cast<std::size_t>(std::max(own_ef, 0)))),
         space_(static_cast<std::size_t>(d)),
         index_(&space_, static_cast<std::size_t>(rows), static_cast<std::size_t>(p.hnsw_m),
                static_cast<std::size_t>(p.hnsw_ef_construction), static_cast<std::size_t>(p.seed)) {
@@ -59,7 +61,7 @@ class HnswEngine final : public Engine {
       const auto label = static_cast<hnswlib::labeltype>(first + i);
       const hnswlib::tableint self = index_.label_lookup_.at(label);
       auto found = index_.searchBaseLayerST<false>(self, base_ + (first + i) * d_,
-                                                   std::max(ef_, static_cast<std::size_t>(k)));
+                                                   std::max(own_ef_, static_cast<std::size_t>(k)));
       while (found.size() > static_cast<std::size_t>(k)) found.pop();
       std::int64_t* o = out + i * k;
       std::fill(o, o + k, -1);
@@ -87,7 +89,8 @@ class HnswEngine final : public Engine {
   }
 
   int threads_;
-  std::size_t ef_;
+  std::size_t ef_;      // search list of search()
+  std::size_t own_ef_;  // search list of search_own()
   hnswlib::L2Space space_;  // declared before index_, which keeps a pointer to it
   hnswlib::HierarchicalNSW<float> index_;
 };
@@ -95,8 +98,8 @@ class HnswEngine final : public Engine {
 }  // namespace
 
 std::unique_ptr<Engine> make_hnsw_engine(const AnnParams& p, const float* base, std::int64_t rows,
-                                         std::int64_t d, int m) {
-  return std::make_unique<HnswEngine>(p, base, rows, d, m);
+                                         std::int64_t d, int m, int own_ef) {
+  return std::make_unique<HnswEngine>(p, base, rows, d, m, own_ef);
 }
 
 }  // namespace lsgl::ann

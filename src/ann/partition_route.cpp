@@ -11,7 +11,8 @@
 // 4. Queries go to those ranks and their best m come back (all-to-alls); the merged lists go home
 //    to the input block that owns each row.
 // Work per query: one index search plus one per extra rank; memory per rank: the input block,
-// the regrouped rows and index, the queries received, O((rows + received) * (d + m)).
+// the regrouped rows and index, O(rows * (d + m)), and the routed queries of one round, about
+// AnnParams::round_bytes per peer.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -23,6 +24,11 @@
 
 namespace lsgl::ann {
 namespace {
+
+// hnsw: the own search returns most of a row's m neighbours from one index (where the ring
+// gathers them from p searches), so its search list is at least this many times m long.
+// Measured on Fashion-MNIST (m = 30, 784 dimensions): recall 0.990 with 40, 0.996 with 60.
+constexpr int kOwnEfPerNeighbor = 2;
 
 // The rows a rank holds after the regrouping, with their global indices and cells.
 struct Regrouped {
@@ -109,26 +115,26 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrou
   return to;
 }
 
-// Collective. Sends the routed queries, searches the ones received here against `engine`, and
-// merges the lists that come back into `lists`.
-void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
-                   const std::vector<std::vector<std::int64_t>>& to, int m, const AnnParams& p,
-                   std::vector<Neighbor>& lists, std::int64_t& sent) {
+// Collective. One round of search_remote: the queries of rows slice[r] to rank r, the ones
+// received searched against `engine`, the lists that come back merged into `lists`.
+void search_round(MPI_Comm comm, const Engine* engine, const RowBlock& block,
+                  const std::vector<std::vector<std::int64_t>>& slice, int m, const AnnParams& p,
+                  std::vector<Neighbor>& lists, std::int64_t& sent, Progress& progress) {
   const int size = comm_size(comm), self = comm_rank(comm);
   const std::int64_t d = block.d;
   std::vector<std::vector<float>> sq(size);
-  std::vector<std::int64_t> out_count(size), in_count(size);
   for (int r = 0; r < size; ++r) {
-    out_count[r] = static_cast<std::int64_t>(to[r].size());
-    for (std::int64_t q : to[r]) sq[r].insert(sq[r].end(), block.row(q), block.row(q) + d);
+    for (std::int64_t q : slice[r]) sq[r].insert(sq[r].end(), block.row(q), block.row(q) + d);
   }
-  MPI_Alltoall(out_count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm);
   sent += remote_bytes(sq, self);
+  std::vector<std::int64_t> out_count(size), in_count(size);
+  for (int r = 0; r < size; ++r) out_count[r] = static_cast<std::int64_t>(slice[r].size());
+  MPI_Alltoall(out_count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm);
   const std::vector<float> queries = alltoallv(comm, sq);
+  sq = {};
   const std::int64_t nq = static_cast<std::int64_t>(queries.size()) / d;
 
   std::vector<Neighbor> found(static_cast<std::size_t>(nq * m), kNoNeighbor);
-  Progress progress(self == 0 ? p.progress_seconds : 0.0, nq, "queries from other ranks searched");
   collectively(comm, [&] {
     if (nq > 0) {
       if (!engine) throw std::logic_error("candidates: queries routed to a rank without rows");
@@ -148,13 +154,46 @@ void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
   std::vector<Neighbor> merged(2 * static_cast<std::size_t>(m));
   at = 0;
   for (int r = 0; r < size; ++r) {
-    for (std::int64_t q : to[r]) {
+    for (std::int64_t q : slice[r]) {
       Neighbor* list = lists.data() + q * m;
       std::merge(list, list + m, back.begin() + at * m, back.begin() + (at + 1) * m,
                  merged.begin());
       std::copy(merged.begin(), merged.begin() + m, list);
       ++at;
     }
+  }
+}
+
+// Collective. Sends the routed queries, searches the ones received here against `engine`, and
+// merges the lists that come back into `lists`, in rounds of about p.round_bytes of query rows
+// per peer. A list is the best m of the union of every rank's answer under the (dist, idx) order, so
+// the rounds do not change it.
+void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
+                   const std::vector<std::vector<std::int64_t>>& to, int m, const AnnParams& p,
+                   std::vector<Neighbor>& lists, std::int64_t& sent) {
+  const int size = comm_size(comm), self = comm_rank(comm);
+  const std::int64_t per_round =
+      std::max<std::int64_t>(1, p.round_bytes / (block.d * static_cast<std::int64_t>(sizeof(float))));
+  std::vector<std::int64_t> out_count(size), in_count(size);
+  std::int64_t most = 0;
+  for (int r = 0; r < size; ++r) {
+    out_count[r] = static_cast<std::int64_t>(to[r].size());
+    most = std::max(most, out_count[r]);
+  }
+  MPI_Alltoall(out_count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm);
+  std::int64_t received = 0;
+  for (std::int64_t c : in_count) received += c;
+  Progress progress(self == 0 ? p.progress_seconds : 0.0, received,
+                    "queries from other ranks searched");
+  const std::int64_t rounds = allreduce_max(comm, (most + per_round - 1) / per_round);
+  std::vector<std::vector<std::int64_t>> slice(size);
+  for (std::int64_t round = 0; round < rounds; ++round) {
+    for (int r = 0; r < size; ++r) {
+      const std::int64_t lo = std::min(out_count[r], round * per_round);
+      const std::int64_t hi = std::min(out_count[r], lo + per_round);
+      slice[r].assign(to[r].begin() + lo, to[r].begin() + hi);
+    }
+    search_round(comm, engine, block, slice, m, p, lists, sent, progress);
   }
 }
 
@@ -213,7 +252,7 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   t0 = MPI_Wtime();
   std::unique_ptr<Engine> engine;
   collectively(comm, [&] {
-    if (g.rows() > 0) engine = make_engine(p, g.x.data(), g.rows(), data.d, m);
+    if (g.rows() > 0) engine = make_engine(p, g.x.data(), g.rows(), data.d, m, kOwnEfPerNeighbor * m);
   });
   report.seconds_index = MPI_Wtime() - t0;
 

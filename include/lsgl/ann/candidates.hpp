@@ -22,6 +22,8 @@ struct AnnParams {
   int cells_per_rank = 16;          // partition: k-means cells per rank
   int threads = 1;                  // threads per rank for index build and search
   double progress_seconds = 0;      // rank 0 prints the share of queries searched this often
+  // partition: routed query rows sent to each peer per round (bounds the query buffers)
+  std::int64_t round_bytes = std::int64_t{32} << 20;
   // FLANN kd-tree
   int flann_trees = 4;
   int flann_checks = 256;
