@@ -28,6 +28,8 @@ const char* kUsage =
     "             spectral embedding\n"
     "  hash       binary hash codes for retrieval: train (SDH or ITQ loss, DPCD or the\n"
     "             baselines' solvers), encode, eval (MAP, Precision@500)\n"
+    "  convert    write a graph as Matrix Market, a weighted edge list or scipy's .npz (for R,\n"
+    "             Matlab, scipy, NetworkX, igraph), or an edge list as lsgl's HDF5 graph\n"
     "  collect    gather the attributes of a sweep's graph files into one CSV table, listing\n"
     "             failed and missing tasks\n"
     "\n"
@@ -53,6 +55,7 @@ int dispatch(MPI_Comm comm, int argc, char** argv) {
   if (command == "densest") return densest_command(comm, args, command_line);
   if (command == "eval") return eval_command(comm, args, command_line);
   if (command == "collect") return collect_command(comm, args);
+  if (command == "convert") return convert_command(comm, args, command_line);
   if (command == "hash") return hash_command(comm, args, command_line);
   collective_check(comm, false, "unknown command '" + command + "' (try 'lsgl --help')");
   return 1;

@@ -18,5 +18,7 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
 int hash_command(MPI_Comm comm, const std::vector<std::string>& args,
                  const std::string& command_line);
 int collect_command(MPI_Comm comm, const std::vector<std::string>& args);
+int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
+                    const std::string& command_line);
 
 }  // namespace lsgl::cli

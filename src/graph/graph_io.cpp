@@ -72,6 +72,17 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   return m;
 }
 
+GlobalIndptr global_indptr(MPI_Comm comm, const LocalCsr& m) {
+  GlobalIndptr g;
+  const std::int64_t local_nnz = static_cast<std::int64_t>(m.indices.size());
+  g.nnz_offset = exscan_sum(comm, local_nnz);
+  g.nnz = allreduce_sum(comm, local_nnz);
+  g.slice.assign(m.indptr.begin(), m.indptr.end() - 1);
+  for (auto& x : g.slice) x += g.nnz_offset;
+  if (comm_rank(comm) == comm_size(comm) - 1) g.slice.push_back(g.nnz);
+  return g;
+}
+
 std::vector<double> row_sums(const LocalCsr& m) {
   std::vector<double> s(m.local_rows(), 0.0);
   for (std::int64_t r = 0; r < m.local_rows(); ++r)
@@ -144,18 +155,11 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
   attrs.insert(attrs.end(), file_attrs.begin(), file_attrs.end());
   check_finite_output(comm, m, degree, attrs);
   write_hdf5_atomically(comm, path, [&](const h5::File& f) {
-    const int rank = comm_rank(comm);
     h5::ensure_group(f, "/graph");
-    const std::int64_t local_nnz = static_cast<std::int64_t>(m.indices.size());
-    const std::int64_t nnz_offset = exscan_sum(comm, local_nnz);
-    const std::int64_t nnz = allreduce_sum(comm, local_nnz);
-    // indptr: this rank writes its rows' starts; the last rank also writes the final nnz.
-    std::vector<std::int64_t> indptr(m.indptr.begin(), m.indptr.end() - 1);
-    for (auto& x : indptr) x += nnz_offset;
-    if (rank == comm_size(comm) - 1) indptr.push_back(nnz);
-    h5::write_1d(f, "/graph/indptr", indptr, m.begin, m.n + 1);
-    h5::write_1d(f, "/graph/indices", m.indices, nnz_offset, nnz);
-    h5::write_1d(f, "/graph/data", m.data, nnz_offset, nnz);
+    const GlobalIndptr g = global_indptr(comm, m);
+    h5::write_1d(f, "/graph/indptr", g.slice, m.begin, m.n + 1);
+    h5::write_1d(f, "/graph/indices", m.indices, g.nnz_offset, g.nnz);
+    h5::write_1d(f, "/graph/data", m.data, g.nnz_offset, g.nnz);
     h5::write_1d(f, "/graph/degree", degree, m.begin, m.n);
     set_attributes(f, "/graph", graph_attrs);
     set_attributes(f, "/", file_attrs);

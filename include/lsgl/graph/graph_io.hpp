@@ -29,6 +29,16 @@ using Attributes = std::vector<std::pair<std::string, AttrValue>>;
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
                        double scale, const std::vector<std::int64_t>* input = nullptr);
 
+// Collective. This rank's slice of the global row pointer of `m` (its rows' starts offset by the
+// entries of the ranks before it; the last rank also appends the total), with the offset of its
+// first entry and the total number of stored entries.
+struct GlobalIndptr {
+  std::vector<std::int64_t> slice;
+  std::int64_t nnz_offset = 0;
+  std::int64_t nnz = 0;
+};
+GlobalIndptr global_indptr(MPI_Comm comm, const LocalCsr& m);
+
 // Row sums of the local rows. Local.
 std::vector<double> row_sums(const LocalCsr& m);
 

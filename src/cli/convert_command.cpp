@@ -1,0 +1,41 @@
+// `lsgl convert`: options -> pipeline.
+#include "commands_impl.hpp"
+#include "graph_input_options.hpp"
+#include "lsgl/pipeline/convert.hpp"
+#include "lsgl/util/error.hpp"
+#include "options.hpp"
+
+namespace lsgl::cli {
+
+int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
+                    const std::string& command_line) {
+  ConvertOptions o;
+  GraphInputArgs input;
+  po::options_description desc("lsgl convert options");
+  add_graph_input_options(desc, o.graph, o.input, input);
+  desc.add_options()
+      ("output", po::value(&o.output), "output file (written atomically)")
+      ("to", po::value(&o.to),
+       "output format: mtx (Matrix Market, symmetric, 1-based), edgelist ('u v w', u < v, "
+       "0-based), npz (scipy.sparse.save_npz layout) or hdf5 (lsgl's graph); default: from the "
+       "output's extension (.mtx, .txt/.edges/.edgelist/.tsv, .npz, .h5)")
+      ("quiet", po::bool_switch(&o.quiet), "print only the summary line and errors");
+  add_common_options(desc);
+  const Parsed p = parse(comm, args, desc);
+  if (p.help) {
+    print_help(comm,
+               "usage: [mpirun -n P] lsgl convert --graph G --output OUT [--to "
+               "mtx|edgelist|npz|hdf5]\n"
+               "\nWrites a graph in a format R, Matlab, scipy, NetworkX or igraph loads "
+               "(docs/convert.md).\n",
+               desc);
+    return 0;
+  }
+  lsgl::collectively(comm, [&] { apply_graph_input_args(input, o.input); });
+  o.command_line = command_line;
+  o.configuration = effective_configuration(p.vm);
+  run_convert(comm, o);
+  return 0;
+}
+
+}  // namespace lsgl::cli
