@@ -155,6 +155,7 @@ TEST_F(Io, GuessFormat) {
   EXPECT_EQ(guess_format("a/b.h5"), DataFormat::hdf5);
   EXPECT_EQ(guess_format("B.HDF5"), DataFormat::hdf5);
   EXPECT_EQ(guess_format("c.he5"), DataFormat::hdf5);
+  EXPECT_EQ(guess_format("cells.h5ad"), DataFormat::hdf5);
   EXPECT_EQ(guess_format("x.npy"), DataFormat::npy);
   EXPECT_EQ(guess_format("x.npy.gz"), DataFormat::npy);
   EXPECT_EQ(guess_format("/data/train-images-idx3-ubyte"), DataFormat::idx);
@@ -257,6 +258,45 @@ TEST_F(Io, NpyAndHdf5Labels) {
                           "must be a 1-D integer array of labels, got 1-D float64");
   EXPECT_COLLECTIVE_ERROR(lsgl::labels_length(kWorld, path("labels.h5"), "/nope"),
                           "dataset '/nope' in '" + path("labels.h5") + "' not found");
+}
+
+// An AnnData-like file: a sparse /X group (encoding-type csr_matrix) is refused with the dense
+// datasets named; the embedding /obsm/X_pca is read (rows as written, on any number of ranks).
+TEST_F(Io, AnnDataLayout) {
+  namespace h5 = lsgl::h5;
+  const int64_t n = 7, d = 3;
+  const Partition part(n, nranks());
+  std::vector<float> pca;
+  for (int64_t i = 0; i < n * d; ++i) pca.push_back(0.25f * static_cast<float>(i) - 1.0f);
+  const std::string file = path("cells.h5ad");
+  {
+    h5::File f = h5::create(kWorld, file);
+    h5::ensure_group(f, "/X");
+    h5::set_attr(f, "/X", "encoding-type", std::string("csr_matrix"));
+    h5::write_1d(f, "/X/data", std::vector<float>(rank() == 0 ? 2 : 0, 1.0f), 0, 2);
+    h5::write_2d(f, "/obsm/X_pca",
+                 std::vector<float>(pca.begin() + d * part.begin(rank()),
+                                    pca.begin() + d * part.end(rank())),
+                 part.begin(rank()), n, d);
+    h5::write_2d(f, "/obsm/counts", std::vector<std::int32_t>(d * part.count(rank()), 1),
+                 part.begin(rank()), n, d);
+    h5::ensure_group(f, "/uns");
+  }
+  EXPECT_COLLECTIVE_ERROR(lsgl::read_dataset(kWorld, file, "/X"),
+                          "dataset '/X' in '" + file +
+                              "' is a sparse matrix (AnnData 'csr_matrix' group), which lsgl "
+                              "does not read; its dense 2-D float datasets: /obsm/X_pca (7 x 3) "
+                              "(choose one with --dataset)");
+  EXPECT_COLLECTIVE_ERROR(lsgl::read_dataset(kWorld, file, "/uns"),
+                          "dataset '/uns' in '" + file + "' is a group, not a dataset");
+  EXPECT_COLLECTIVE_ERROR(lsgl::read_dataset(kWorld, file, "/obsm/X_umap"),
+                          "dataset '/obsm/X_umap' in '" + file + "' not found; its dense");
+  const lsgl::LocalRows r = lsgl::read_dataset(kWorld, file, "/obsm/X_pca");
+  EXPECT_EQ(r.n, n);
+  EXPECT_EQ(r.d, d);
+  EXPECT_EQ(r.begin, part.begin(rank()));
+  EXPECT_EQ(r.x, std::vector<float>(pca.begin() + d * part.begin(rank()),
+                                    pca.begin() + d * part.end(rank())));
 }
 
 TEST_F(Io, Hdf5RoundTrip) {

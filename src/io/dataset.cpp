@@ -233,8 +233,43 @@ void check_float64_range(const h5::File& f, const std::string& dataset, const st
   collective_check(f.comm(), s.str().empty(), s.str());
 }
 
+// Collective. What `dataset` is when it is not a dataset: missing, a group, or an AnnData
+// sparse matrix (a group with the attribute encoding-type csr_matrix or csc_matrix, or
+// h5sparse_format from older AnnData versions).
+std::string not_a_dataset(const h5::File& f, const std::string& dataset, const std::string& kind) {
+  if (kind.empty()) return "not found";
+  if (kind != "group") return "is not a dataset";
+  for (const char* attr : {"encoding-type", "h5sparse_format"}) {
+    if (!h5::has_attr(f, dataset, attr)) continue;
+    const std::string enc = h5::get_attr_string(f, dataset, attr);
+    if (enc.find("csr") != std::string::npos || enc.find("csc") != std::string::npos)
+      return "is a sparse matrix (AnnData '" + enc + "' group), which lsgl does not read";
+  }
+  return "is a group, not a dataset";
+}
+
+// Collective. Refuses a --dataset that is not a dataset (a missing name, a group such as the
+// sparse /X of an .h5ad file), naming the 2-D float datasets the file does hold.
+void check_is_dataset(const h5::File& f, const std::string& dataset, const std::string& path) {
+  const std::string kind = h5::object_kind(f, dataset);
+  if (kind == "dataset") return;
+  std::string dense;
+  for (const auto& [name, info] : h5::list_datasets(f)) {
+    if (info.type_class != H5T_FLOAT || info.dims.size() != 2) continue;
+    dense += (dense.empty() ? "" : ", ") + name + " (" + std::to_string(info.dims[0]) + " x " +
+             std::to_string(info.dims[1]) + ")";
+  }
+  collective_check(f.comm(), false,
+                   "dataset '" + dataset + "' in " + quoted(path) + " " +
+                       not_a_dataset(f, dataset, kind) + "; " +
+                       (dense.empty() ? "the file has no 2-D float dataset"
+                                      : "its dense 2-D float datasets: " + dense +
+                                            " (choose one with --dataset)"));
+}
+
 LocalRows read_hdf5_rows(MPI_Comm comm, const std::string& path, const std::string& dataset) {
   const h5::File f = h5::open_read(comm, path);
+  check_is_dataset(f, dataset, path);
   const h5::DatasetInfo info = h5::dataset_info(f, dataset);
   const std::string name = "dataset '" + dataset + "' in " + quoted(path);
   collective_check(comm,
@@ -296,14 +331,15 @@ DataFormat guess_format(const std::string& path) {
   std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ends_with(name, ".h5") || ends_with(name, ".hdf5") || ends_with(name, ".he5"))
+  if (ends_with(name, ".h5") || ends_with(name, ".hdf5") || ends_with(name, ".he5") ||
+      ends_with(name, ".h5ad"))
     return DataFormat::hdf5;
   if (ends_with(name, ".gz")) name.resize(name.size() - 3);
   if (ends_with(name, ".npy")) return DataFormat::npy;
   if (name.find("idx") != std::string::npos || name.find("-ubyte") != std::string::npos)
     return DataFormat::idx;
   throw std::runtime_error("cannot tell the format of " + quoted(path) +
-                           " from its name (expected .h5/.hdf5/.he5, .npy, or an IDX name "
+                           " from its name (expected .h5/.hdf5/.he5/.h5ad, .npy, or an IDX name "
                            "containing 'idx' or '-ubyte', optionally .gz)");
 }
 

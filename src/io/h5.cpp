@@ -387,6 +387,35 @@ DatasetInfo dataset_info(const File& f, const std::string& name) {
   return info_of(d.get());
 }
 
+std::string object_kind(const File& f, const std::string& name) {
+  if (name != "/" && H5Lexists(f.id(), name.c_str(), H5P_DEFAULT) <= 0) return "";
+  H5O_info_t info;
+  if (H5Oget_info_by_name2(f.id(), name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+    return "";
+  if (info.type == H5O_TYPE_DATASET) return "dataset";
+  if (info.type == H5O_TYPE_GROUP) return "group";
+  return "other";
+}
+
+namespace {
+
+herr_t collect_dataset(hid_t obj, const char* name, const H5O_info_t* info, void* out) {
+  if (info->type != H5O_TYPE_DATASET) return 0;
+  Id d(H5Dopen2(obj, name, H5P_DEFAULT), H5Dclose);
+  if (d.ok())
+    static_cast<std::vector<std::pair<std::string, DatasetInfo>>*>(out)->emplace_back(
+        std::string("/") + name, info_of(d.get()));
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, DatasetInfo>> list_datasets(const File& f) {
+  std::vector<std::pair<std::string, DatasetInfo>> out;
+  H5Ovisit2(f.id(), H5_INDEX_NAME, H5_ITER_INC, collect_dataset, &out, H5O_INFO_BASIC);
+  return out;
+}
+
 void set_attr(const File& f, const std::string& obj, const std::string& name, double v) {
   write_attr(f, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
 }

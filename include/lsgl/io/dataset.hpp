@@ -27,13 +27,15 @@ std::uint64_t fingerprint(MPI_Comm comm, const LocalRows& data);
 
 enum class DataFormat { hdf5, npy, idx };
 
-// Format from the file name: .h5/.hdf5/.he5 -> hdf5, .npy -> npy, anything containing
+// Format from the file name: .h5/.hdf5/.he5/.h5ad (AnnData) -> hdf5, .npy -> npy, anything containing
 // "idx" or "-ubyte" (optionally .gz) -> idx. Throws CollectiveError-compatible std::runtime_error
 // text for unknown names (call inside lsgl::collectively or on every rank).
 DataFormat guess_format(const std::string& path);
 
 // Collective. Reads this rank's rows. `dataset` is the HDF5 dataset path (ignored for other
-// formats). Every failure (missing file or dataset, wrong rank or type, d = 0, n = 0, NaN/Inf
+// formats). A --dataset that is missing or a group (the sparse /X of an AnnData .h5ad file) is
+// refused with the list of the file's 2-D float datasets (e.g. /obsm/X_pca). Every failure
+// (missing file or dataset, wrong rank or type, d = 0, n = 0, NaN/Inf
 // values on any rank) throws CollectiveError on every rank with a one-line message (rows and
 // columns in it are 0-based). An IDX file of shape n x d1 x d2 x ... gives d = d1 * d2 * ...
 // (images are flattened row-major).

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lsgl::h5 {
@@ -75,6 +76,13 @@ struct DatasetInfo {
 
 // Collective. Type and shape of dataset `name` (throws CollectiveError when it is missing).
 DatasetInfo dataset_info(const File& f, const std::string& name);
+
+// Collective. What `name` is in the file: "dataset", "group", "other" or "" (missing).
+std::string object_kind(const File& f, const std::string& name);
+
+// Collective. Every dataset of the file ("/obsm/X_pca", ...) with its type and shape, in
+// HDF5's visiting order (names sorted within a group).
+std::vector<std::pair<std::string, DatasetInfo>> list_datasets(const File& f);
 
 // Collective (every rank passes the same value). Attributes on a group or dataset `obj`
 // ("/" for the file itself).
