@@ -1,0 +1,60 @@
+#pragma once
+// Candidate neighbours read from a file instead of searched (`lsgl learn --candidates`): the
+// lists users already have from pynndescent, faiss, hnswlib or scikit-learn. Two HDF5 layouts:
+//  - lists: two 2-D datasets of the same shape n x m, neighbour ids (any integer type, 0-based)
+//           and distances (float), row i holding node i's neighbours in any order;
+//  - csr:   a sparse distance matrix in lsgl's graph layout (/graph/indptr, /graph/indices,
+//           /graph/data = distances), rows of any length.
+// Each row is cleaned as a user expects: -1 entries (padding of faiss and hnswlib) and the node
+// itself (pynndescent lists it first) are dropped, a neighbour listed twice keeps its smallest
+// distance; then every row keeps its m nearest, m = the fewest clean entries of any row (at most
+// max_m). Pairs listed in one direction only are kept: the learner takes the union of the lists,
+// as for searched candidates. Distances become squared Euclidean (Candidates' convention):
+// "squared" as given, "euclidean" squared, "cosine" (1 - cos, as hnswlib and pynndescent give it)
+// doubled, which is the squared distance of the unit-normalised rows.
+// Ids out of range (other than -1), negative or non-finite distances, shapes that differ and a
+// row left with no neighbour raise CollectiveError on every rank naming the row.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "lsgl/ann/candidates.hpp"
+#include "lsgl/io/dataset.hpp"
+
+namespace lsgl {
+
+struct CandidatesFileOptions {
+  std::string indices = "/indices";      // lists layout: the ids dataset
+  std::string distances = "/distances";  // lists layout: the distances dataset
+  std::string distance = "squared";      // squared | euclidean | cosine (see above)
+  int max_m = 0;                         // keep at most this many per node (0: no limit)
+};
+
+// What reading did; identical on every rank.
+struct CandidatesFileReport {
+  std::string layout;              // lists | csr
+  std::int64_t n = 0;
+  std::int64_t entries = 0;        // entries in the file
+  std::int64_t padding = 0;        // -1 entries dropped
+  std::int64_t self = 0;           // self entries dropped
+  std::int64_t duplicates = 0;     // repeated neighbours dropped
+  std::int64_t beyond_m = 0;       // clean entries beyond the m nearest dropped
+  int m = 0;                       // neighbours kept per node
+  // One line saying what was dropped; empty when nothing was.
+  std::string note() const;
+};
+
+// Collective. Reads `path` (the csr layout when it has /graph/indptr, else the lists layout);
+// rows in lsgl::Partition blocks, each sorted by (distance, id). `report` may be null.
+Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
+                                const CandidatesFileOptions& opt, CandidatesFileReport* report);
+
+// Collective. Compares up to `sample` candidate distances per rank (pairs whose both ends are
+// local rows of `data`) with the squared distances of `data`, read back under each --distance
+// choice. Throws CollectiveError when the declared choice matches fewer than half of the pairs
+// and another matches at least 90% (naming it); returns a note when none matches, else "".
+std::string check_candidate_distances(MPI_Comm comm, const LocalRows& data, const Candidates& cand,
+                                      const std::string& distance, int sample = 2000);
+
+}  // namespace lsgl

@@ -1,0 +1,35 @@
+#include "lsgl/io/metric.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "lsgl/util/error.hpp"
+
+namespace lsgl {
+
+void check_metric_name(const std::string& metric) {
+  if (metric != "euclidean" && metric != "cosine")
+    throw std::invalid_argument("unknown --metric '" + metric + "' (euclidean or cosine)");
+}
+
+void apply_metric(MPI_Comm comm, LocalRows& data, const std::string& metric) {
+  collectively(comm, [&] { check_metric_name(metric); });
+  if (metric == "euclidean") return;
+  std::int64_t zero_row = -1;
+  for (std::int64_t r = 0; r < data.local_rows(); ++r) {
+    float* x = data.x.data() + r * data.d;
+    double sum = 0.0;
+    for (std::int64_t c = 0; c < data.d; ++c) sum += static_cast<double>(x[c]) * x[c];
+    if (sum == 0.0) {
+      if (zero_row < 0) zero_row = data.begin + r;
+      continue;
+    }
+    const double inv = 1.0 / std::sqrt(sum);
+    for (std::int64_t c = 0; c < data.d; ++c) x[c] = static_cast<float>(x[c] * inv);
+  }
+  collective_check(comm, zero_row < 0,
+                   "--metric cosine: row " + std::to_string(zero_row) +
+                       " is all zeros and has no direction (drop it or use --metric euclidean)");
+}
+
+}  // namespace lsgl
