@@ -31,6 +31,9 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
       ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy or IDX(.gz); one "
        "sample per row")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
+      ("metric", po::value(&o.metric)->default_value(o.metric),
+       "euclidean, or cosine: rows scaled to unit norm before training (stored in the model; "
+       "'hash encode' scales its rows the same way)")
       ("labels", po::value(&o.labels), "labels of the training samples (IDX, .npy or HDF5 "
        "--labels-dataset); required by --loss sdh, stored with the database codes")
       ("labels-dataset", po::value(&o.labels_dataset)->default_value(o.labels_dataset),

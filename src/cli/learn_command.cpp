@@ -14,9 +14,13 @@ namespace {
 void add_data_options(po::options_description& d, LearnOptions& o) {
   d.add_options()
       ("input", po::value(&o.input),
-       "data matrix, one row per node: HDF5 (.h5, with --dataset), NumPy (.npy, float32/64, "
+       "data matrix, one row per node: HDF5 (.h5 or AnnData .h5ad, with --dataset), NumPy (.npy, float32/64, "
        "C order) or IDX/IDX.gz (MNIST family, pixels scaled to [0,1])")
-      ("dataset", po::value(&o.dataset)->default_value("/X"), "HDF5 dataset holding the matrix")
+      ("dataset", po::value(&o.dataset)->default_value("/X"),
+       "HDF5 dataset holding the matrix (an AnnData .h5ad embedding: /obsm/X_pca)")
+      ("metric", po::value(&o.metric)->default_value("euclidean"),
+       "euclidean (squared Euclidean distances) or cosine (rows scaled to unit norm first; the "
+       "squared distance is then 2 (1 - cos))")
       ("k", po::value(&o.k)->default_value(10), "desired average number of neighbours per node")
       ("r", po::value(&o.r)->default_value(3.0),
        "candidate factor: each node may connect to its round(r*k) approximate nearest "
@@ -44,6 +48,19 @@ void add_ann_options(po::options_description& d, LearnOptions& o) {
       ("flann-trees", po::value(&o.ann.flann_trees)->default_value(4), "flann: number of kd-trees")
       ("flann-checks", po::value(&o.ann.flann_checks)->default_value(256),
        "flann: leaves checked per query (more: better recall, slower)")
+      ("candidates", po::value(&o.candidates),
+       "read each node's neighbour lists from this HDF5 file instead of searching: ids and "
+       "distances n x m (pynndescent, faiss, hnswlib; -1 padding, self entries and repeats "
+       "dropped) or a sparse distance matrix in the /graph CSR layout")
+      ("candidates-indices", po::value(&o.candidates_file.indices)->default_value("/indices"),
+       "--candidates: the dataset of neighbour ids (n x m, 0-based)")
+      ("candidates-distances",
+       po::value(&o.candidates_file.distances)->default_value("/distances"),
+       "--candidates: the dataset of distances (n x m)")
+      ("candidates-distance", po::value(&o.candidates_file.distance)->default_value("squared"),
+       "--candidates: what the distances are: squared (squared Euclidean: faiss IndexFlatL2, "
+       "hnswlib 'l2'), euclidean (pynndescent, scikit-learn) or cosine (1 - cos: hnswlib "
+       "'cosine', pynndescent); checked against the data")
       ("recall-sample", po::value(&o.recall_sample)->default_value(300),
        "nodes checked by brute force to estimate the candidate recall (0: skip)")
       ("seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");

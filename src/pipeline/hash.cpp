@@ -10,6 +10,8 @@
 #include "lsgl/hash/chunked.hpp"
 #include "lsgl/hash/model_io.hpp"
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/io/h5.hpp"
+#include "lsgl/io/metric.hpp"
 #include "lsgl/util/blas.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
@@ -56,6 +58,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
   std::vector<std::int64_t> raw;
   s.t_read = timed_phase(comm, "read", talk, [&] {
     rows = read_dataset(comm, o.input, o.dataset);
+    apply_metric(comm, rows, o.metric);
     if (!o.labels.empty()) raw = read_row_labels(comm, o.labels, o.labels_dataset, rows);
   });
   s.n = rows.n;
@@ -114,6 +117,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
         {"bstep_iterations", r.bstep_iterations},
         {"bstep_flips", r.flips},
         {"input", o.input},
+        {"metric", o.metric},
         {"labels", o.labels},
         {"ranks", static_cast<std::int64_t>(size)},
         {"lsgl_version", std::string(version())},
@@ -153,6 +157,17 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
   return s;
 }
 
+namespace {
+
+// Collective. The --metric a model was trained with (models written before it: euclidean).
+std::string model_metric(MPI_Comm comm, const std::string& path) {
+  const h5::File f = h5::open_read(comm, path);
+  return h5::has_attr(f, "/hash", "metric") ? h5::get_attr_string(f, "/hash", "metric")
+                                            : std::string("euclidean");
+}
+
+}  // namespace
+
 HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   const int rank = comm_rank(comm);
   const bool talk = rank == 0 && !o.quiet;
@@ -163,10 +178,12 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   collective_check(comm, o.per_class == 0 || !o.labels.empty(), "--per-class needs --labels");
   collective_check(comm, o.per_class >= 0, "--per-class must be >= 0");
   const hash::Model m = hash::read_model(comm, o.model);
+  const std::string metric = model_metric(comm, o.model);
   LocalRows rows;
   std::vector<std::int64_t> raw;
   timed_phase(comm, "read", talk, [&] {
     rows = read_dataset(comm, o.input, o.dataset);
+    apply_metric(comm, rows, metric);
     collective_check(comm, rows.d == m.features.input_dim,
                      "--input has " + std::to_string(rows.d) + " columns, the model expects " +
                          std::to_string(m.features.input_dim));

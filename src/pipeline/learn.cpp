@@ -8,6 +8,7 @@
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/graph/locality_order.hpp"
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/io/metric.hpp"
 #include "lsgl/learn/model.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
@@ -82,6 +83,9 @@ void validate(MPI_Comm comm, const LearnOptions& o, bool writes_graph) {
   collective_check(comm, o.solver.solver == "fbf" || o.solver.solver == "fdpg",
                    "unknown --solver '" + o.solver.solver + "' (expected fbf or fdpg)");
   collective_check(comm, !o.input.empty(), "--input is required");
+  collectively(comm, [&] { check_metric_name(o.metric); });
+  collective_check(comm, o.candidates.empty() || o.support == "ann",
+                   "--candidates gives the allowed pairs; it excludes --support full");
   if (writes_graph) {
     collective_check(comm, !o.output.empty(), "--output is required");
     collective_check(comm, o.output != o.input, "--output must not be the input file");
@@ -139,9 +143,10 @@ void start(LearnRun& run, bool writes_graph) {
   run.s.model = o.model;
   if (!writes_graph) return;
   // --checkpoint may name the --resume file: it is read whole before the first checkpoint.
-  check_distinct_files(run.comm, {{"--input", o.input}, {"--resume", o.resume}},
+  check_distinct_files(run.comm,
+                       {{"--input", o.input}, {"--resume", o.resume}, {"--candidates", o.candidates}},
                        {{"--output", o.output}});
-  check_distinct_files(run.comm, {{"--input", o.input}},
+  check_distinct_files(run.comm, {{"--input", o.input}, {"--candidates", o.candidates}},
                        {{"--output", o.output}, {"--checkpoint", o.checkpoint}});
   check_writable(run.comm, o.output);
   if (!o.checkpoint.empty()) check_writable(run.comm, o.checkpoint);
@@ -150,6 +155,7 @@ void start(LearnRun& run, bool writes_graph) {
 void read_phase(LearnRun& run) {
   run.s.t_read = timed_phase(run.comm, "read", run.talk, [&] {
     run.data = read_dataset(run.comm, run.o.input, run.o.dataset);
+    apply_metric(run.comm, run.data, run.o.metric);
   });
   run.s.n = run.data.n;
   run.s.d = run.data.d;
@@ -170,6 +176,27 @@ void order_phase(LearnRun& run) {
                 100 * run.order.score.locality, 100 * run.order.score.input);
 }
 
+// Collective. The candidate lists of --candidates, at most m per node, checked against the data;
+// `note` gets what the summary says about them.
+Candidates read_candidates(LearnRun& run, int m, std::string* note) {
+  const LearnOptions& o = run.o;
+  CandidatesFileOptions fo = o.candidates_file;
+  fo.max_m = m;
+  CandidatesFileReport rep;
+  Candidates cand = read_candidates_file(run.comm, o.candidates, fo, &rep);
+  collective_check(run.comm, rep.n == run.data.n,
+                   "--candidates '" + o.candidates + "' has lists for " + std::to_string(rep.n) +
+                       " nodes, the data has " + std::to_string(run.data.n) + " rows");
+  const std::string check = check_candidate_distances(run.comm, run.data, cand, fo.distance);
+  run.s.candidates_per_node = cand.m;
+  *note = std::to_string(cand.m) + " candidates per node from '" + o.candidates + "' (" +
+          rep.layout + ", " + fo.distance + " distances" +
+          (cand.m < m ? "; fewer than round(r*k) = " + std::to_string(m) : std::string()) + ")";
+  for (const std::string& extra : {rep.note(), check})
+    if (!extra.empty()) *note += "\n  note: " + extra;
+  return cand;
+}
+
 // Collective. Each node's candidate list (full support: every other node, exact search).
 Candidates candidates_phase(LearnRun& run) {
   const LearnOptions& o = run.o;
@@ -188,18 +215,24 @@ Candidates candidates_phase(LearnRun& run) {
   if (full) ann.engine = "exact";
   ann.progress_seconds = run.talk ? kProgressSeconds : 0.0;
   Candidates cand;
+  std::string file_note;
   run.s.t_candidates = timed_phase(run.comm, "candidates", run.talk, [&] {
-    cand = find_candidates(run.comm, run.data, m, ann);
+    if (o.candidates.empty())
+      cand = find_candidates(run.comm, run.data, m, ann);
+    else
+      cand = read_candidates(run, m, &file_note);
     run.s.search = cand.report;
     if (!full)
       run.s.recall = estimate_recall(run.comm, run.data, cand, o.recall_sample, o.seed, ann.threads);
   });
   if (run.talk) {
-    if (full)
+    if (!o.candidates.empty())
+      std::printf("  %s\n", file_note.c_str());
+    else if (full)
       std::printf("  full support: all %d other nodes are candidates of each node\n", m);
     else
       std::printf("  %d candidates per node, %s\n", m, ann.describe().c_str());
-    print_search_report(run.s.search, run.data.n);
+    if (o.candidates.empty()) print_search_report(run.s.search, run.data.n);
     if (run.s.recall >= 0)
       std::printf("  estimated recall %.3f on %d sampled nodes\n", run.s.recall, o.recall_sample);
   }
@@ -273,7 +306,10 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
       {"r", o.r},
       {"candidates_per_node", s.candidates_per_node},
       {"allowed_edges", s.allowed_edges},
-      {"ann", o.support == "full" ? std::string("exact (full support)") : o.ann.describe()},
+      {"ann", o.support == "full"       ? std::string("exact (full support)")
+              : !o.candidates.empty() ? "candidates file " + o.candidates
+                                      : o.ann.describe()},
+      {"metric", o.metric},
       {"recall_estimate", s.recall},
       {"ann_route", s.search.route},
       {"ann_cells", static_cast<std::int64_t>(s.search.cells)},

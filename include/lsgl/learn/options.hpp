@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lsgl/ann/candidates.hpp"
+#include "lsgl/graph/candidates_file.hpp"
 #include "lsgl/learn/log_model.hpp"
 
 namespace lsgl {
@@ -22,6 +23,11 @@ struct LearnOptions {
   int project_dim = 0;   // hard, soft: project the features to this many dimensions (0: keep)
   std::string input;
   std::string dataset = "/X";
+  std::string metric = "euclidean";  // cosine: rows scaled to unit norm first (io/metric.hpp)
+  // --candidates: neighbour lists read from this file instead of searched (max_m is set to the
+  // candidates per node of the model).
+  std::string candidates;
+  CandidatesFileOptions candidates_file;
   std::string output;
   int k = 10;            // desired average number of neighbours
   double r = 3.0;        // candidates per node = round(r * k)

@@ -14,6 +14,7 @@ namespace lsgl {
 
 struct HashTrainOptions {
   std::string input, dataset = "/X";
+  std::string metric = "euclidean";  // cosine: rows scaled to unit norm (stored in the model)
   std::string labels, labels_dataset = "/labels";  // required for --loss sdh
   std::string output;
   hash::TrainOptions train;
@@ -47,6 +48,8 @@ struct HashEncodeSummary {
   double t_encode = 0, t_total = 0;
 };
 
+// Collective. Encodes the rows of --input with the model (after the model's --metric, an
+// attribute of its file: euclidean when absent).
 HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o);
 
 struct HashEvalOptions {
