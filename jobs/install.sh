@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs lsgl's build and run dependencies from Debian packages (idempotent; needs root) and
-# builds lsgl into ./build. Used by the README's commands and by CI.
+# builds lsgl into ./build. Used by the README's commands and by CI. Usage: install.sh [--test]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +8,11 @@ packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev petsc-
           libflann-dev liblz4-dev libhnswlib-dev libfaiss-dev libhdf5-openmpi-dev
           libboost-program-options-dev libgtest-dev libopenblas-dev zlib1g-dev
           dataset-fashion-mnist python3 python3-h5py python3-scipy python3-numpy)
+# --test (jobs/test.sh): also the test-only packages, the tools whose loaders the tests check on
+# learned graphs (cli_ecosystem: AnnData input, NetworkX, igraph, R's Matrix).
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(python3-anndata python3-networkx python3-igraph r-base-core r-cran-matrix)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

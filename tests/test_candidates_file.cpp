@@ -227,6 +227,12 @@ TEST_F(CandidatesFile, BadFilesFailOnEveryRank) {
   };
   EXPECT_NE(lists("range.h5", kN, 0).find("candidate 2 of node 36 has id 37, outside [0, 37)"),
             std::string::npos);
+  lsgl::CandidatesFileOptions other_n;
+  other_n.n = kN + 1;
+  EXPECT_NE(collective_error([&] {
+              lsgl::read_candidates_file(kWorld, path("range.h5"), other_n, nullptr);
+            }).find("has lists for 37 nodes, the data has 38 rows"),
+            std::string::npos);
   EXPECT_NE(lists("neg.h5", -1, -0.5).find("candidate 2 of node 36 has the negative distance"),
             std::string::npos);
   EXPECT_NE(lists("nan.h5", -1, std::numeric_limits<double>::quiet_NaN())

@@ -130,6 +130,9 @@ Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
     csr = h5::object_kind(f, "/graph/indptr") == "dataset";
   }
   const LocalCsr rows = csr ? read_graph(comm, path) : read_lists(comm, path, opt);
+  collective_check(comm, opt.n <= 0 || rows.n == opt.n,
+                   "'" + path + "' has lists for " + std::to_string(rows.n) +
+                       " nodes, the data has " + std::to_string(opt.n) + " rows");
   const std::string bad = first_invalid(rows, path);
   collective_check(comm, bad.empty(), bad);
   CandidatesFileReport rep;

@@ -182,11 +182,9 @@ Candidates read_candidates(LearnRun& run, int m, std::string* note) {
   const LearnOptions& o = run.o;
   CandidatesFileOptions fo = o.candidates_file;
   fo.max_m = m;
+  fo.n = run.data.n;
   CandidatesFileReport rep;
   Candidates cand = read_candidates_file(run.comm, o.candidates, fo, &rep);
-  collective_check(run.comm, rep.n == run.data.n,
-                   "--candidates '" + o.candidates + "' has lists for " + std::to_string(rep.n) +
-                       " nodes, the data has " + std::to_string(run.data.n) + " rows");
   const std::string check = check_candidate_distances(run.comm, run.data, cand, fo.distance);
   run.s.candidates_per_node = cand.m;
   *note = std::to_string(cand.m) + " candidates per node from '" + o.candidates + "' (" +

@@ -12,7 +12,7 @@
 // as for searched candidates. Distances become squared Euclidean (Candidates' convention):
 // "squared" as given, "euclidean" squared, "cosine" (1 - cos, as hnswlib and pynndescent give it)
 // doubled, which is the squared distance of the unit-normalised rows.
-// Ids out of range (other than -1), negative or non-finite distances, shapes that differ and a
+// A file with lists for other than opt.n nodes, ids out of range (other than -1), negative or non-finite distances, shapes that differ and a
 // row left with no neighbour raise CollectiveError on every rank naming the row.
 #include <mpi.h>
 
@@ -29,6 +29,7 @@ struct CandidatesFileOptions {
   std::string distances = "/distances";  // lists layout: the distances dataset
   std::string distance = "squared";      // squared | euclidean | cosine (see above)
   int max_m = 0;                         // keep at most this many per node (0: no limit)
+  std::int64_t n = 0;                    // > 0: the file must hold lists for n nodes (the data's)
 };
 
 // What reading did; identical on every rank.
