@@ -170,7 +170,13 @@ def candidates_tests(tmp, X, data):
 
 
 def cosine_tests(tmp, X, data):
-    Xn = (X.astype(np.float64) / np.linalg.norm(X.astype(np.float64), axis=1)[:, None])
+    # Normalised here as the C++ does it: the sum of squares column by column in double, then
+    # each value times 1/norm, rounded to float32; so the runs below must agree exactly.
+    X64 = X.astype(np.float64)
+    sq = np.zeros(len(X))
+    for c in range(X.shape[1]):
+        sq += X64[:, c] * X64[:, c]
+    Xn = X64 * (1.0 / np.sqrt(sq))[:, None]
     normed = os.path.join(tmp, "normed.h5")
     with h5py.File(normed, "w") as f:
         f["X"] = Xn.astype(np.float32)
@@ -181,11 +187,20 @@ def cosine_tests(tmp, X, data):
                 ok_run(f"learn normalised --ann {engine}", "learn", "--input", normed, "--k", 5,
                        "--ann", engine, "--output", b, "--quiet"):
             same_graph(f"cosine ({engine}) equals Euclidean on rows normalised in the test",
-                       load(a), load(b), rtol=1e-6)
+                       load(a), load(b), rtol=0)
             with h5py.File(a, "r") as f:
                 metric = f["graph"].attrs["metric"]
             check("metric attribute", (metric.decode() if isinstance(metric, bytes) else metric)
                   == "cosine")
+    # FLANN is not repeatable (random trees): its lists must be the cosine neighbours, which the
+    # recall estimate measures against brute force on the normalised rows.
+    p = ok_run("learn --metric cosine --ann flann", "learn", "--input", data, "--k", 5, "--ann",
+               "flann", "--metric", "cosine", "--output", os.path.join(tmp, "cos_flann.h5"))
+    if p:
+        recall = float(re.search(r"estimated recall (\S+)", p.stdout).group(1))
+        check("flann with cosine finds the cosine neighbours (recall >= 0.99)", recall >= 0.99,
+              str(recall))
+    hash_cosine_tests(tmp, data, normed)
     ta = run("theta", "--input", data, "--k", 5, "--ann", "exact", "--metric", "cosine")
     tb = run("theta", "--input", normed, "--k", 5, "--ann", "exact")
     num = lambda p: float(re.search(r"theta = (\S+)", p.stdout).group(1))
@@ -200,6 +215,27 @@ def cosine_tests(tmp, X, data):
     expect_error("cosine refuses a zero row", f"row {len(X) - 1} is all zeros", "learn",
                  "--input", zero, "--k", 5, "--metric", "cosine", "--output",
                  os.path.join(tmp, "x.h5"))
+
+
+def hash_cosine_tests(tmp, data, normed):
+    models = [os.path.join(tmp, f"hash_{k}.h5") for k in ("cos", "nrm")]
+    codes = [os.path.join(tmp, f"codes_{k}.h5") for k in ("cos", "nrm")]
+    if not (ok_run("hash train --metric cosine", "hash", "train", "--input", data, "--loss", "itq",
+                   "--bits", 4, "--metric", "cosine", "--output", models[0], "--quiet") and
+            ok_run("hash train on normalised rows", "hash", "train", "--input", normed, "--loss",
+                   "itq", "--bits", 4, "--output", models[1], "--quiet") and
+            ok_run("hash encode, cosine model", "hash", "encode", "--model", models[0], "--input",
+                   data, "--output", codes[0], "--quiet") and
+            ok_run("hash encode, normalised", "hash", "encode", "--model", models[1], "--input",
+                   normed, "--output", codes[1], "--quiet")):
+        return
+    with h5py.File(models[0], "r") as a, h5py.File(models[1], "r") as b:
+        check("hash train --metric cosine equals training on normalised rows",
+              np.array_equal(a["hash/P"][:], b["hash/P"][:]) and
+              np.array_equal(a["hash/codes"][:], b["hash/codes"][:]))
+    with h5py.File(codes[0], "r") as a, h5py.File(codes[1], "r") as b:
+        check("hash encode applies the model's metric",
+              np.array_equal(a["hash/codes"][:], b["hash/codes"][:]))
 
 
 def anndata_tests(tmp, X):
