@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/io/metric.hpp"
 #include "lsgl/io/generate.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
@@ -297,6 +298,35 @@ TEST_F(Io, AnnDataLayout) {
   EXPECT_EQ(r.begin, part.begin(rank()));
   EXPECT_EQ(r.x, std::vector<float>(pca.begin() + d * part.begin(rank()),
                                     pca.begin() + d * part.end(rank())));
+}
+
+// --metric cosine: each row divided by its norm (computed here in double); a zero row (on the
+// last rank) is refused on every rank with its global index; euclidean leaves the rows.
+TEST_F(Io, CosineMetricNormalisesRows) {
+  const int64_t n = 10, d = 3;
+  const Partition part(n, nranks());
+  lsgl::LocalRows r;
+  r.n = n;
+  r.d = d;
+  r.begin = part.begin(rank());
+  for (int64_t g = r.begin; g < part.end(rank()); ++g)
+    for (int64_t j = 0; j < d; ++j) r.x.push_back(static_cast<float>((g + 1) * (j + 2) % 7) - 2.5f);
+  lsgl::LocalRows e = r;
+  lsgl::apply_metric(kWorld, e, "euclidean");
+  EXPECT_EQ(e.x, r.x);
+  lsgl::LocalRows c = r;
+  lsgl::apply_metric(kWorld, c, "cosine");
+  for (int64_t i = 0; i < r.local_rows(); ++i) {
+    double norm = 0;
+    for (int64_t j = 0; j < d; ++j) norm += double(r.x[i * d + j]) * r.x[i * d + j];
+    for (int64_t j = 0; j < d; ++j)
+      EXPECT_NEAR(c.x[i * d + j], r.x[i * d + j] / std::sqrt(norm), 1e-7);
+  }
+  if (rank() == nranks() - 1) std::fill(r.x.end() - d, r.x.end(), 0.0f);
+  EXPECT_COLLECTIVE_ERROR(lsgl::apply_metric(kWorld, r, "cosine"),
+                          "--metric cosine: row 9 is all zeros");
+  EXPECT_COLLECTIVE_ERROR(lsgl::apply_metric(kWorld, r, "manhattan"),
+                          "unknown --metric 'manhattan' (euclidean or cosine)");
 }
 
 TEST_F(Io, Hdf5RoundTrip) {
