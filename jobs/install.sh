@@ -9,9 +9,10 @@ packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev petsc-
           libboost-program-options-dev libgtest-dev libopenblas-dev zlib1g-dev
           dataset-fashion-mnist python3 python3-h5py python3-scipy python3-numpy)
 # --test (jobs/test.sh): also the test-only packages, the tools whose loaders the tests check on
-# learned graphs (cli_ecosystem: AnnData input, NetworkX, igraph, R's Matrix).
+# learned graphs (cli_ecosystem: AnnData input, NetworkX, igraph, R's Matrix and hdf5r).
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(python3-anndata python3-networkx python3-igraph r-base-core r-cran-matrix)
+  packages+=(python3-anndata python3-networkx python3-igraph r-base-core r-cran-matrix
+             r-cran-hdf5r)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -247,6 +247,14 @@ void prepare_phase(LearnRun& run, const Candidates& cand) {
                                   renumbered_pairs(run.comm, run.data.n, cand, run.order)));
     run.model->prepare(cand);
   });
+  if (run.talk && !run.o.candidates.empty()) {
+    // Each allowed pair is listed by one of its nodes or by both: with D = n m listed pairs and
+    // U allowed pairs, 2U - D are listed by one node only.
+    const std::int64_t listed = run.data.n * cand.m, allowed = run.edges->global_edges();
+    std::printf("  %lld of %lld allowed pairs are listed by one of their nodes only (kept: the "
+                "allowed pairs are the union of the lists)\n",
+                static_cast<long long>(2 * allowed - listed), static_cast<long long>(allowed));
+  }
 }
 
 // Collective. The allowed edges and the model's state from --resume instead of the two above.

@@ -2,7 +2,8 @@
 clean and dirty, as lists and as a sparse matrix) against --ann exact, --metric cosine against rows
 normalised here, AnnData .h5ad input written by python3-anndata, lsgl convert round trips, and the
 loading snippets of docs/loading.md run on a learned graph with scipy, NetworkX, igraph and R's
-Matrix. Each run has a timeout; bad input must give one `lsgl: error` line and exit code 1.
+Matrix (through hdf5r and readMM). Each run has a timeout; bad input must give one `lsgl: error`
+line and exit code 1.
 Usage: ecosystem_tests.py LSGL MPIEXEC NP
 """
 import os
@@ -104,6 +105,12 @@ def candidates_tests(tmp, X, data):
     if p:
         same_graph("clean lists give the --ann exact graph", load(out), want)
         check("summary names the file", "15 candidates per node from" in p.stdout, p.stdout)
+        listed = {(i, j) for i in range(n) for j in order[i]}
+        one_way = sum((j, i) not in listed for i, j in listed)
+        pairs = len({(min(i, j), max(i, j)) for i, j in listed})
+        check("summary counts the pairs listed one way",
+              f"{one_way} of {pairs} allowed pairs are listed by one of their nodes only"
+              in p.stdout, p.stdout)
 
     # pynndescent-like: self first, plain distances, -1 padding, repeats, shuffled, int32 ids.
     rng = np.random.default_rng(5)
@@ -332,22 +339,25 @@ def snippet_tests(tmp, graph, W, files):
         check("python3-igraph installed (jobs/test.sh installs it)", False)
     rscript = shutil.which("Rscript")
     if rscript is None:
-        check("Rscript installed (jobs/test.sh installs r-base-core, r-cran-matrix)", False)
+        check("Rscript installed (jobs/install.sh --test installs r-base-core)", False)
         return
-    out = os.path.join(tmp, "from_r.txt")
-    code = r_blocks[0].replace('"graph.mtx"', repr(files["mtx"]).replace("'", '"')) + \
-        f'T <- summary(as(W, "generalMatrix"))\n' \
-        f'write.table(format(as.data.frame(T), digits = 17), "{out}", row.names = FALSE, ' \
-        f'col.names = FALSE, quote = FALSE)\n'
-    p = subprocess.run([rscript, "-e", code], capture_output=True, text=True, timeout=TIMEOUT)
-    if p.returncode != 0:
-        check("docs: R snippet runs", False, p.stderr[-1500:])
-        return
-    T = np.loadtxt(out, ndmin=2)
-    R = sp.csr_array((T[:, 2], (T[:, 0].astype(int) - 1, T[:, 1].astype(int) - 1)), shape=W.shape)
-    check("docs: R snippet prints the edge count",
-          p.stdout.strip() == f"{W.nnz // 2} undirected edges", p.stdout)
-    same_graph("docs: R Matrix::readMM, edges and weights", R, W, 1e-15)
+    sources = {"R hdf5r": ('"graph.h5"', graph), "R Matrix::readMM": ('"graph.mtx"', files["mtx"])}
+    for (name, (placeholder, path)), block in zip(sources.items(), r_blocks):
+        out = os.path.join(tmp, "from_r.txt")
+        code = block.replace(placeholder, '"' + path + '"') + \
+            'T <- summary(as(W, "generalMatrix"))\n' \
+            f'write.table(format(as.data.frame(T), digits = 17), "{out}", row.names = FALSE, ' \
+            'col.names = FALSE, quote = FALSE)\n'
+        p = subprocess.run([rscript, "-e", code], capture_output=True, text=True, timeout=TIMEOUT)
+        if p.returncode != 0:
+            check(f"docs: {name} snippet runs", False, p.stderr[-1500:])
+            continue
+        T = np.loadtxt(out, ndmin=2)
+        R = sp.csr_array((T[:, 2], (T[:, 0].astype(int) - 1, T[:, 1].astype(int) - 1)),
+                         shape=W.shape)
+        check(f"docs: {name} snippet prints the edge count",
+              p.stdout.strip() == f"{W.nnz // 2} undirected edges", p.stdout)
+        same_graph(f"docs: {name}, edges and weights", R, W, 1e-15)
 
 
 def main():
