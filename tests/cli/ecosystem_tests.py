@@ -207,6 +207,20 @@ def cosine_tests(tmp, X, data):
         recall = float(re.search(r"estimated recall (\S+)", p.stdout).group(1))
         check("flann with cosine finds the cosine neighbours (recall >= 0.99)", recall >= 0.99,
               str(recall))
+    # hnswlib 'cosine' / pynndescent style lists: 1 - cos in double from the raw rows.
+    U = X64 / np.linalg.norm(X64, axis=1)[:, None]
+    C = 1 - U @ U.T
+    np.fill_diagonal(C, np.inf)
+    order = np.argsort(C, axis=1, kind="stable")[:, :15]
+    lists = os.path.join(tmp, "cosine_lists.h5")
+    with h5py.File(lists, "w") as f:
+        f["indices"], f["distances"] = order, np.take_along_axis(C, order, 1)
+    a, b = os.path.join(tmp, "cos_lists.h5"), os.path.join(tmp, "cos_exact.h5")
+    if ok_run("learn --metric cosine --candidates (1 - cos)", "learn", "--input", data, "--k", 5,
+              "--metric", "cosine", "--candidates", lists, "--candidates-distance", "cosine",
+              "--output", a, "--quiet"):
+        same_graph("cosine lists give the --metric cosine --ann exact graph", load(a),
+                   load(os.path.join(tmp, "cos_exact.h5")), rtol=1e-5)
     hash_cosine_tests(tmp, data, normed)
     ta = run("theta", "--input", data, "--k", 5, "--ann", "exact", "--metric", "cosine")
     tb = run("theta", "--input", normed, "--k", 5, "--ann", "exact")
