@@ -143,10 +143,9 @@ TEST_F(CandidatesFile, CleanListsGiveTheBruteForceNearest) {
   EXPECT_EQ(rep.padding, 0);
   EXPECT_EQ(rep.duplicates, 0);
   EXPECT_EQ(rep.beyond_m, kN * 2);
-  EXPECT_EQ(lsgl::check_candidate_distances(kWorld, my_data(),
-                                            lsgl::read_candidates_file(kWorld, path("clean.h5"),
-                                                                       o, nullptr),
-                                            "euclidean"),
+  EXPECT_EQ(lsgl::check_candidate_distances(
+                kWorld, my_data(), lsgl::read_candidates_file(kWorld, path("clean.h5"), o, nullptr),
+                "euclidean"),
             "");
   o.distance = "squared";  // the wrong choice for these lists
   const lsgl::Candidates wrong = lsgl::read_candidates_file(kWorld, path("clean.h5"), o, nullptr);

@@ -37,7 +37,8 @@ std::vector<std::vector<std::pair<std::int64_t, double>>> full_graph(std::int64_
     adj[i].emplace_back(j, w);
     adj[j].emplace_back(i, w);
   };
-  for (std::int64_t i = 0; i + 1 < n; ++i) add(i, i + 1, 0.1 * static_cast<double>(i + 1) + 1.0 / 3);
+  for (std::int64_t i = 0; i + 1 < n; ++i)
+    add(i, i + 1, 0.1 * static_cast<double>(i + 1) + 1.0 / 3);
   for (std::int64_t i = 0; i + 5 < n; ++i) add(i, i + 5, 1.0 / static_cast<double>(i + 7));
   for (auto& row : adj) std::sort(row.begin(), row.end());
   return adj;
@@ -72,8 +73,10 @@ TEST(GraphExport, MatrixMarketAndEdgeListReadBack) {
   const LocalCsr g = my_rows(23, false);
   for (const char* to : {"mtx", "edgelist"}) {
     const std::string path = tmpdir() + "/g." + to;
-    if (std::string(to) == "mtx") write_graph_mtx(world(), path, g);
-    else write_graph_edgelist(world(), path, g);
+    if (std::string(to) == "mtx")
+      write_graph_mtx(world(), path, g);
+    else
+      write_graph_edgelist(world(), path, g);
     GraphInputReport rep;
     const LocalCsr back = read_graph_input(world(), path, {}, &rep);
     expect_same_rows(back, g);
@@ -123,8 +126,7 @@ std::map<std::string, std::string> read_zip(const std::string& z) {
     }
     const std::size_t data = at + 30 + name_len + extra_len;
     out[name] = z.substr(data, size);
-    EXPECT_EQ(crc32(0, reinterpret_cast<const Bytef*>(out[name].data()),
-                    static_cast<uInt>(size)),
+    EXPECT_EQ(crc32(0, reinterpret_cast<const Bytef*>(out[name].data()), static_cast<uInt>(size)),
               crc)
         << name;
     at = data + size;

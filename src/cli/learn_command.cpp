@@ -14,8 +14,8 @@ namespace {
 void add_data_options(po::options_description& d, LearnOptions& o) {
   d.add_options()
       ("input", po::value(&o.input),
-       "data matrix, one row per node: HDF5 (.h5 or AnnData .h5ad, with --dataset), NumPy (.npy, float32/64, "
-       "C order) or IDX/IDX.gz (MNIST family, pixels scaled to [0,1])")
+       "data matrix, one row per node: HDF5 (.h5 or AnnData .h5ad, with --dataset), NumPy "
+       "(.npy, float32/64, C order) or IDX/IDX.gz (MNIST family, pixels scaled to [0,1])")
       ("dataset", po::value(&o.dataset)->default_value("/X"),
        "HDF5 dataset holding the matrix (an AnnData .h5ad embedding: /obsm/X_pca)")
       ("metric", po::value(&o.metric)->default_value("euclidean"),

@@ -88,9 +88,12 @@ std::vector<std::pair<double, std::int64_t>> clean_row(const LocalCsr& rows, std
   std::vector<std::pair<double, std::int64_t>> out;
   for (std::int64_t e = rows.indptr[r]; e < rows.indptr[r + 1]; ++e) {
     const std::int64_t j = rows.indices[e];
-    if (j < 0) ++rep.padding;
-    else if (j == rows.begin + r) ++rep.self;
-    else out.emplace_back(to_squared(rows.data[e], distance), j);
+    if (j < 0)
+      ++rep.padding;
+    else if (j == rows.begin + r)
+      ++rep.self;
+    else
+      out.emplace_back(to_squared(rows.data[e], distance), j);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second < b.second : a.first < b.first;
@@ -120,10 +123,9 @@ std::string CandidatesFileReport::note() const {
 
 Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
                                 const CandidatesFileOptions& opt, CandidatesFileReport* report) {
-  collective_check(comm, std::find(kDistances.begin(), kDistances.end(), opt.distance) !=
-                             kDistances.end(),
-                   "unknown candidate distance '" + opt.distance +
-                       "' (squared, euclidean or cosine)");
+  collective_check(
+      comm, std::find(kDistances.begin(), kDistances.end(), opt.distance) != kDistances.end(),
+      "unknown candidate distance '" + opt.distance + "' (squared, euclidean or cosine)");
   bool csr = false;
   {
     const h5::File f = h5::open_read(comm, path);
@@ -196,8 +198,8 @@ std::string check_candidate_distances(MPI_Comm comm, const LocalRows& data, cons
   used = allreduce_sum(comm, used);
   for (auto& c : match) c = allreduce_sum(comm, c);
   if (used == 0) return {};
-  const int declared =
-      static_cast<int>(std::find(kDistances.begin(), kDistances.end(), distance) - kDistances.begin());
+  const int declared = static_cast<int>(std::find(kDistances.begin(), kDistances.end(), distance) -
+                                        kDistances.begin());
   auto share = [&](int c) { return static_cast<double>(match[c]) / static_cast<double>(used); };
   if (share(declared) >= 0.5) return {};
   for (int c = 0; c < 3; ++c)

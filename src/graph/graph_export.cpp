@@ -1,8 +1,9 @@
 // Text exports of a graph: Matrix Market and weighted edge lists (see graph_export.hpp).
+#include "lsgl/graph/graph_export.hpp"
+
 #include <charconv>
 #include <string>
 
-#include "lsgl/graph/graph_export.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/parallel_file.hpp"
@@ -59,20 +60,20 @@ void write_text_graph(MPI_Comm comm, const std::string& path, const std::string&
 
 void write_graph_mtx(MPI_Comm comm, const std::string& path, const LocalCsr& m) {
   std::int64_t count = 0;
-  std::string lines =
-      entry_lines(m, 1, [](std::int64_t i, std::int64_t j) { return i >= j; }, &count);
+  std::string lines = entry_lines(
+      m, 1, [](std::int64_t i, std::int64_t j) { return i >= j; }, &count);
   const std::int64_t total = allreduce_sum(comm, count);
-  const std::string header = "%%MatrixMarket matrix coordinate real symmetric\n"
-                             "% lsgl graph: the lower triangle of the symmetric W\n" +
-                             std::to_string(m.n) + " " + std::to_string(m.n) + " " +
-                             std::to_string(total) + "\n";
+  const std::string header =
+      "%%MatrixMarket matrix coordinate real symmetric\n"
+      "% lsgl graph: the lower triangle of the symmetric W\n" +
+      std::to_string(m.n) + " " + std::to_string(m.n) + " " + std::to_string(total) + "\n";
   write_text_graph(comm, path, header, std::move(lines));
 }
 
 void write_graph_edgelist(MPI_Comm comm, const std::string& path, const LocalCsr& m) {
   std::int64_t count = 0;
-  std::string lines =
-      entry_lines(m, 0, [](std::int64_t i, std::int64_t j) { return i < j; }, &count);
+  std::string lines = entry_lines(
+      m, 0, [](std::int64_t i, std::int64_t j) { return i < j; }, &count);
   const std::int64_t total = allreduce_sum(comm, count);
   const std::string header = "# lsgl graph: " + std::to_string(m.n) + " nodes, " +
                              std::to_string(total) +

@@ -21,7 +21,7 @@ namespace lsgl {
 namespace {
 
 constexpr std::uint32_t kMax32 = 0xFFFFFFFFu;
-constexpr int kVersion = 45;          // ZIP64
+constexpr int kVersion = 45;           // ZIP64
 constexpr std::uint16_t kDate = 0x21;  // 1980-01-01
 
 template <class T>
@@ -52,7 +52,9 @@ struct Member {
   std::int64_t offset = 0;  // of the local file header
   std::uint32_t crc = 0;
   std::int64_t size() const { return static_cast<std::int64_t>(header.size()) + value_bytes; }
-  std::int64_t data_offset() const { return offset + 30 + static_cast<std::int64_t>(name.size()) + 20; }
+  std::int64_t data_offset() const {
+    return offset + 30 + static_cast<std::int64_t>(name.size()) + 20;
+  }
 };
 
 std::string local_header(const Member& m) {
@@ -186,9 +188,9 @@ void write_graph_npz(MPI_Comm comm, const std::string& path, const LocalCsr& m) 
   for (int k = 0; k < 3; ++k) members[k].crc = combine_crcs(comm, members[k].header, slices[k]);
   std::vector<FileSegment> mine;
   for (int k = 0; k < 3; ++k)
-    mine.push_back({members[k].data_offset() + static_cast<std::int64_t>(members[k].header.size()) +
-                        before[k],
-                    std::move(slices[k])});
+    mine.push_back(
+        {members[k].data_offset() + static_cast<std::int64_t>(members[k].header.size()) + before[k],
+         std::move(slices[k])});
   if (comm_rank(comm) == 0) {
     for (int k = 3; k < 5; ++k) members[k].crc = crc_of(small[k - 3], crc_of(members[k].header));
     for (int k = 0; k < 5; ++k) {
@@ -198,7 +200,8 @@ void write_graph_npz(MPI_Comm comm, const std::string& path, const LocalCsr& m) 
     }
     mine.push_back({offset, archive_end(members, offset)});
   }
-  write_atomically(comm, path, [&](const std::string& tmp) { write_segments(comm, tmp, mine, path); });
+  write_atomically(comm, path,
+                   [&](const std::string& tmp) { write_segments(comm, tmp, mine, path); });
 }
 
 }  // namespace lsgl

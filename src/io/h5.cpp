@@ -390,8 +390,7 @@ DatasetInfo dataset_info(const File& f, const std::string& name) {
 std::string object_kind(const File& f, const std::string& name) {
   if (name != "/" && H5Lexists(f.id(), name.c_str(), H5P_DEFAULT) <= 0) return "";
   H5O_info_t info;
-  if (H5Oget_info_by_name2(f.id(), name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
-    return "";
+  if (H5Oget_info_by_name2(f.id(), name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return "";
   if (info.type == H5O_TYPE_DATASET) return "dataset";
   if (info.type == H5O_TYPE_GROUP) return "group";
   return "other";

@@ -15,7 +15,8 @@ namespace lsgl {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void write_hdf5(MPI_Comm comm, const ConvertOptions& o, const LocalCsr& rows,
@@ -45,8 +46,8 @@ std::string convert_target(const std::string& to, const std::string& output) {
   if (ends_with(output, ".h5") || ends_with(output, ".hdf5")) return "hdf5";
   for (const char* s : {".txt", ".edges", ".edgelist", ".tsv"})
     if (ends_with(output, s)) return "edgelist";
-  throw std::invalid_argument("--to is needed: the format cannot be told from the name '" +
-                              output + "' (mtx, edgelist, npz or hdf5)");
+  throw std::invalid_argument("--to is needed: the format cannot be told from the name '" + output +
+                              "' (mtx, edgelist, npz or hdf5)");
 }
 
 GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o) {
@@ -61,17 +62,21 @@ GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o) {
   LocalCsr rows;
   timed_phase(comm, "read", talk, [&] { rows = read_graph_input(comm, o.graph, o.input, &input); });
   timed_phase(comm, "write", talk, [&] {
-    if (to == "mtx") write_graph_mtx(comm, o.output, rows);
-    else if (to == "edgelist") write_graph_edgelist(comm, o.output, rows);
-    else if (to == "npz") write_graph_npz(comm, o.output, rows);
-    else write_hdf5(comm, o, rows, input);
+    if (to == "mtx")
+      write_graph_mtx(comm, o.output, rows);
+    else if (to == "edgelist")
+      write_graph_edgelist(comm, o.output, rows);
+    else if (to == "npz")
+      write_graph_npz(comm, o.output, rows);
+    else
+      write_hdf5(comm, o, rows, input);
   });
   if (comm_rank(comm) == 0) {
     const std::string note = input.note();
     if (!note.empty() && !o.quiet) std::printf("  note: %s\n", note.c_str());
     std::printf("convert: %s (%s) -> %s (%s), n %lld, %lld edges\n", o.graph.c_str(),
-                input.format.c_str(), o.output.c_str(), to.c_str(),
-                static_cast<long long>(input.n), static_cast<long long>(input.edges));
+                input.format.c_str(), o.output.c_str(), to.c_str(), static_cast<long long>(input.n),
+                static_cast<long long>(input.edges));
     std::fflush(stdout);
   }
   return input;

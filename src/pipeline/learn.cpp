@@ -143,9 +143,9 @@ void start(LearnRun& run, bool writes_graph) {
   run.s.model = o.model;
   if (!writes_graph) return;
   // --checkpoint may name the --resume file: it is read whole before the first checkpoint.
-  check_distinct_files(run.comm,
-                       {{"--input", o.input}, {"--resume", o.resume}, {"--candidates", o.candidates}},
-                       {{"--output", o.output}});
+  check_distinct_files(
+      run.comm, {{"--input", o.input}, {"--resume", o.resume}, {"--candidates", o.candidates}},
+      {{"--output", o.output}});
   check_distinct_files(run.comm, {{"--input", o.input}, {"--candidates", o.candidates}},
                        {{"--output", o.output}, {"--checkpoint", o.checkpoint}});
   check_writable(run.comm, o.output);
@@ -251,9 +251,10 @@ void prepare_phase(LearnRun& run, const Candidates& cand) {
     // Each allowed pair is listed by one of its nodes or by both: with D = n m listed pairs and
     // U allowed pairs, 2U - D are listed by one node only.
     const std::int64_t listed = run.data.n * cand.m, allowed = run.edges->global_edges();
-    std::printf("  %lld of %lld allowed pairs are listed by one of their nodes only (kept: the "
-                "allowed pairs are the union of the lists)\n",
-                static_cast<long long>(2 * allowed - listed), static_cast<long long>(allowed));
+    std::printf(
+        "  %lld of %lld allowed pairs are listed by one of their nodes only (kept: the "
+        "allowed pairs are the union of the lists)\n",
+        static_cast<long long>(2 * allowed - listed), static_cast<long long>(allowed));
   }
 }
 
@@ -312,7 +313,7 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
       {"r", o.r},
       {"candidates_per_node", s.candidates_per_node},
       {"allowed_edges", s.allowed_edges},
-      {"ann", o.support == "full"       ? std::string("exact (full support)")
+      {"ann", o.support == "full"     ? std::string("exact (full support)")
               : !o.candidates.empty() ? "candidates file " + o.candidates
                                       : o.ann.describe()},
       {"metric", o.metric},

@@ -24,8 +24,8 @@ std::string write_segment(MPI_File fh, const FileSegment& s) {
   for (std::int64_t done = 0; done < total;) {
     const int count = static_cast<int>(std::min(kPiece, total - done));
     MPI_Status status;
-    const int rc = MPI_File_write_at(fh, s.offset + done, s.bytes.data() + done, count, MPI_BYTE,
-                                     &status);
+    const int rc =
+        MPI_File_write_at(fh, s.offset + done, s.bytes.data() + done, count, MPI_BYTE, &status);
     if (rc != MPI_SUCCESS) return mpi_error_text(rc);
     done += count;
   }

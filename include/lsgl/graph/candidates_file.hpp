@@ -12,8 +12,9 @@
 // as for searched candidates. Distances become squared Euclidean (Candidates' convention):
 // "squared" as given, "euclidean" squared, "cosine" (1 - cos, as hnswlib and pynndescent give it)
 // doubled, which is the squared distance of the unit-normalised rows.
-// A file with lists for other than opt.n nodes, ids out of range (other than -1), negative or non-finite distances, shapes that differ and a
-// row left with no neighbour raise CollectiveError on every rank naming the row.
+// A file with lists for other than opt.n nodes, ids out of range (other than -1), negative or
+// non-finite distances, shapes that differ and a row left with no neighbour raise
+// CollectiveError on every rank naming the row.
 #include <mpi.h>
 
 #include <cstdint>

@@ -27,9 +27,9 @@ std::uint64_t fingerprint(MPI_Comm comm, const LocalRows& data);
 
 enum class DataFormat { hdf5, npy, idx };
 
-// Format from the file name: .h5/.hdf5/.he5/.h5ad (AnnData) -> hdf5, .npy -> npy, anything containing
-// "idx" or "-ubyte" (optionally .gz) -> idx. Throws CollectiveError-compatible std::runtime_error
-// text for unknown names (call inside lsgl::collectively or on every rank).
+// Format from the file name: .h5/.hdf5/.he5/.h5ad (AnnData) -> hdf5, .npy -> npy, anything
+// containing "idx" or "-ubyte" (optionally .gz) -> idx. Throws CollectiveError-compatible
+// std::runtime_error text for unknown names (call inside lsgl::collectively or on every rank).
 DataFormat guess_format(const std::string& path);
 
 // Collective. Reads this rank's rows. `dataset` is the HDF5 dataset path (ignored for other
