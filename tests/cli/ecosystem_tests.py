@@ -4,42 +4,26 @@ normalised here, AnnData .h5ad input written by python3-anndata, lsgl convert ro
 loading snippets of docs/loading.md run on a learned graph with scipy, NetworkX, igraph and R's
 Matrix (through hdf5r and readMM). Each run has a timeout; bad input must give one `lsgl: error`
 line and exit code 1.
-Usage: ecosystem_tests.py LSGL MPIEXEC NP
+Usage: ecosystem_tests.py LSGL MPIEXEC NP (on the shared harness, tests/cli/harness.py)
 """
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 import h5py
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-LSGL, MPIEXEC, NP = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+from harness import Suite, error_lines
+
+NP = int(sys.argv[3])
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "loading.md")
 TIMEOUT = 180
-failures, passed = [], 0
-
-
-def run(*args, ranks=NP):
-    cmd = [MPIEXEC, "-n", str(ranks), LSGL, *map(str, args)]
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return None
-
-
-def check(name, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-        print(f"PASS {name}")
-    else:
-        failures.append(name)
-        print(f"FAIL {name} {detail}")
+T = Suite("lsgl-ecosystem-", ranks=NP, timeout=TIMEOUT)
+run, check = T.run, T.check
 
 
 def ok_run(name, *args):
@@ -54,7 +38,7 @@ def expect_error(name, fragment, *args):
     if p is None:
         check(name, False, "timed out (hang?)")
         return
-    lines = [l for l in (p.stdout + p.stderr).splitlines() if l.startswith("lsgl: error:")]
+    lines = error_lines(p)
     check(name, p.returncode == 1 and len(lines) == 1 and fragment in lines[0],
           f"rc {p.returncode}, error lines {lines}")
 
@@ -375,26 +359,19 @@ def snippet_tests(tmp, graph, W, files):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="lsgl-ecosystem-")
-    try:
-        rng = np.random.default_rng(7)
-        X = (rng.normal(size=(300, 6)) + rng.integers(0, 4, size=(300, 1)) * 3 + 1).astype(
-            np.float32)
-        data = os.path.join(tmp, "data.h5")
-        with h5py.File(data, "w") as f:
-            f["X"] = X
-        candidates_tests(tmp, X, data)
-        cosine_tests(tmp, X, data)
-        anndata_tests(tmp, X)
-        converted = convert_tests(tmp, data)
-        if converted:
-            snippet_tests(tmp, *converted)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print(f"\n{passed} passed, {len(failures)} failed at {NP} ranks")
-    for f in failures:
-        print("  failed:", f)
-    sys.exit(1 if failures else 0)
+    tmp = T.tmp
+    rng = np.random.default_rng(7)
+    X = (rng.normal(size=(300, 6)) + rng.integers(0, 4, size=(300, 1)) * 3 + 1).astype(np.float32)
+    data = os.path.join(tmp, "data.h5")
+    with h5py.File(data, "w") as f:
+        f["X"] = X
+    candidates_tests(tmp, X, data)
+    cosine_tests(tmp, X, data)
+    anndata_tests(tmp, X)
+    converted = convert_tests(tmp, data)
+    if converted:
+        snippet_tests(tmp, *converted)
+    T.finish()
 
 
 main()
