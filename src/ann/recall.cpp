@@ -8,13 +8,12 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
-#include <unordered_set>
 
 #include "engines.hpp"
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl {
 namespace {
@@ -22,32 +21,6 @@ namespace {
 using ann::Neighbor;
 
 constexpr std::int64_t kRowChunk = 2048;  // local rows per SGEMM
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// `count` distinct ids in [0, n) drawn from `seed` (Floyd's algorithm), sorted.
-std::vector<std::int64_t> sample_ids(std::int64_t n, std::int64_t count, std::uint64_t seed) {
-  std::vector<std::int64_t> ids;
-  if (count >= n) {
-    ids.resize(static_cast<std::size_t>(n));
-    std::iota(ids.begin(), ids.end(), std::int64_t(0));
-    return ids;
-  }
-  std::unordered_set<std::int64_t> chosen;
-  std::uint64_t state = seed;
-  for (std::int64_t j = n - count; j < n; ++j) {
-    const auto t = static_cast<std::int64_t>(splitmix64(state) % static_cast<std::uint64_t>(j + 1));
-    if (!chosen.insert(t).second) chosen.insert(j);
-  }
-  ids.assign(chosen.begin(), chosen.end());
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
 
 // MPI reduction over lists of m neighbours (the datatype is one list): keep the best m of both.
 void merge_lists(void* in, void* inout, int* len, MPI_Datatype* type) {
@@ -142,7 +115,8 @@ double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& c
   openblas_set_num_threads(threads);
 
   // Sampled ids owned here and their rows, gathered on every rank.
-  const std::vector<std::int64_t> all_ids = sample_ids(data.n, sample, seed);
+  SplitMix64 rng(seed);
+  const std::vector<std::int64_t> all_ids = sample_distinct(data.n, sample, rng);
   const auto lo = std::lower_bound(all_ids.begin(), all_ids.end(), data.begin);
   const auto hi = std::lower_bound(lo, all_ids.end(), data.begin + rows);
   const int mine = static_cast<int>(hi - lo);

@@ -18,6 +18,7 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 #include "lsgl/util/version.hpp"
 
 namespace lsgl {
@@ -30,25 +31,15 @@ using std::uint64_t;
 constexpr uint64_t kCentres = 1, kMixing = 2, kRow = 3, kSignal = 4, kEdge = 5, kCommunity = 6,
                    kPermutation = 7;
 
-// The splitmix64 output function (a bijection of 64-bit words).
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // A splitmix64 sequence started from a hash of (seed, purpose, index); normals by Box-Muller.
 // Portable: unlike std:: distributions it gives the same numbers with every standard library.
 class Rng {
  public:
   Rng(uint64_t seed, uint64_t purpose, uint64_t index)
-      : state_(mix(mix(mix(seed + 0x9e3779b97f4a7c15ULL) ^ purpose) ^ index)) {}
-  uint64_t next() {
-    state_ += 0x9e3779b97f4a7c15ULL;
-    return mix(state_);
-  }
+      : stream_(mix64(mix64(splitmix64(seed) ^ purpose) ^ index)) {}
+  uint64_t next() { return stream_.next(); }
   // Uniform in [0, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform() { return stream_.uniform(); }
   double normal() {
     if (has_spare_) {
       has_spare_ = false;
@@ -62,7 +53,7 @@ class Rng {
   }
 
  private:
-  uint64_t state_;
+  SplitMix64 stream_;
   double spare_ = 0.0;
   bool has_spare_ = false;
 };

@@ -16,6 +16,7 @@
 #include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/phase.hpp"
+#include "lsgl/util/splitmix.hpp"
 #include "lsgl/util/version.hpp"
 
 namespace lsgl {
@@ -183,10 +184,8 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
       for (std::int64_t i = 0; i < local; ++i)
         if (lab.index[i] == c) {
           const std::int64_t g = rows.begin + i;
-          std::uint64_t z = (o.seed + 1) * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(g);
-          z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-          z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-          keys.push_back(dpcd::make_key(z ^ (z >> 31), 0, g));
+          const std::uint64_t z = (o.seed + 1) * kSplitMixGamma ^ static_cast<std::uint64_t>(g);
+          keys.push_back(dpcd::make_key(mix64(z), 0, g));
           where.push_back(i);
         }
       const std::vector<char> mask = dpcd::select_top(comm, keys, o.per_class);
