@@ -36,19 +36,6 @@ void merge_lists(void* in, void* inout, int* len, MPI_Datatype* type) {
   }
 }
 
-// Gathers a variable number of fixed-size items (`type`) from every rank onto every rank.
-template <class T>
-std::vector<T> allgather_items(MPI_Comm comm, const T* mine, int count, int item_size,
-                               MPI_Datatype type) {
-  const int size = comm_size(comm);
-  std::vector<int> counts(size), displs(size, 0);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<T> all(static_cast<std::size_t>(displs[size - 1] + counts[size - 1]) * item_size);
-  MPI_Allgatherv(mine, count, type, all.data(), counts.data(), displs.data(), type, comm);
-  return all;
-}
-
 // Exact m-NN (self excluded) of each sample among the local rows, sorted, padded with
 // (inf, -1): samples x m.
 std::vector<Neighbor> local_exact(const LocalRows& data, const std::vector<std::int64_t>& ids,
@@ -119,23 +106,17 @@ double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& c
   const std::vector<std::int64_t> all_ids = sample_distinct(data.n, sample, rng);
   const auto lo = std::lower_bound(all_ids.begin(), all_ids.end(), data.begin);
   const auto hi = std::lower_bound(lo, all_ids.end(), data.begin + rows);
-  const int mine = static_cast<int>(hi - lo);
   std::vector<float> my_rows;
   for (auto it = lo; it != hi; ++it) {
     const float* r = data.row(*it - data.begin);
     my_rows.insert(my_rows.end(), r, r + d);
   }
-  MPI_Datatype row_type, list_type;
-  MPI_Type_contiguous(static_cast<int>(d), MPI_FLOAT, &row_type);
-  MPI_Type_commit(&row_type);
-  const std::vector<std::int64_t> ids =
-      allgather_items(comm, all_ids.data() + (lo - all_ids.begin()), mine, 1, MPI_INT64_T);
-  const std::vector<float> q =
-      allgather_items(comm, my_rows.data(), mine, static_cast<int>(d), row_type);
-  MPI_Type_free(&row_type);
+  const std::vector<std::int64_t> ids = allgather_items(comm, std::vector<std::int64_t>(lo, hi));
+  const std::vector<float> q = allgather_items(comm, my_rows);
 
   // Exact lists of every sample on every rank.
   std::vector<Neighbor> exact = local_exact(data, ids, q, m, threads);
+  MPI_Datatype list_type;
   MPI_Op op;
   MPI_Op_create(&merge_lists, 1, &op);
   MPI_Type_contiguous(m * static_cast<int>(sizeof(Neighbor)), MPI_BYTE, &list_type);
