@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <fstream>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/io/generate.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/pipeline/densest.hpp"

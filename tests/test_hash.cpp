@@ -9,7 +9,6 @@
 #include <cmath>
 #include <random>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/hash/chunked.hpp"
 #include "lsgl/hash/codes_problem.hpp"
 #include "lsgl/hash/features.hpp"
@@ -75,7 +74,7 @@ struct SmallProblem {
     return f0 + code_objective_local(A, c, b, r);
   }
   std::vector<std::int8_t> gather(MPI_Comm comm, const std::vector<std::int8_t>& local) const {
-    return dpcd::allgather_items(comm, local);
+    return allgather_items(comm, local);
   }
 };
 
@@ -400,8 +399,8 @@ Trained train_on(MPI_Comm comm, TrainOptions o) {
   TrainReport rep;
   Trained t;
   t.model = train(comm, bl, rows, labels, 3, o, &rep);
-  t.learned = dpcd::allgather_items(comm, rep.codes);
-  t.encoded = dpcd::allgather_items(comm, encode(comm, t.model, rows.x.data(), rows.local_rows()));
+  t.learned = allgather_items(comm, rep.codes);
+  t.encoded = allgather_items(comm, encode(comm, t.model, rows.x.data(), rows.local_rows()));
   t.objective = rep.objective;
   return t;
 }

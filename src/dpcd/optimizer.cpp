@@ -6,9 +6,10 @@
 #include <limits>
 #include <stdexcept>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/reproducible_sum.hpp"
+#include "lsgl/util/select.hpp"
 #include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::dpcd {

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/eval/labels.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/hash/chunked.hpp"
@@ -16,6 +15,7 @@
 #include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/phase.hpp"
+#include "lsgl/util/select.hpp"
 #include "lsgl/util/splitmix.hpp"
 #include "lsgl/util/version.hpp"
 
@@ -179,16 +179,16 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
     const NodeLabels lab = make_node_labels(comm, raw, kMaxClasses);
     std::vector<char> take(static_cast<std::size_t>(local), 0);
     for (int c = 0; c < lab.num_classes(); ++c) {
-      std::vector<dpcd::SelectKey> keys;
+      std::vector<SelectKey> keys;
       std::vector<std::int64_t> where;
       for (std::int64_t i = 0; i < local; ++i)
         if (lab.index[i] == c) {
           const std::int64_t g = rows.begin + i;
           const std::uint64_t z = (o.seed + 1) * kSplitMixGamma ^ static_cast<std::uint64_t>(g);
-          keys.push_back(dpcd::make_key(mix64(z), 0, g));
+          keys.push_back(make_key(mix64(z), 0, g));
           where.push_back(i);
         }
-      const std::vector<char> mask = dpcd::select_top(comm, keys, o.per_class);
+      const std::vector<char> mask = select_top(comm, keys, o.per_class);
       for (std::size_t t = 0; t < mask.size(); ++t)
         if (mask[t]) take[where[t]] = 1;
       s.short_classes += allreduce_sum(comm, static_cast<std::int64_t>(keys.size())) < o.per_class;

@@ -69,6 +69,12 @@ std::int64_t peak_rss_bytes() {
   return static_cast<std::int64_t>(u.ru_maxrss) * 1024;
 }
 
+double allreduce_max_double(MPI_Comm comm, double v) {
+  double out = v;
+  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
 namespace detail {
 
 void alltoallv_bytes_into(MPI_Comm comm, const std::vector<const char*>& data,

@@ -37,6 +37,8 @@ std::int64_t exscan_sum(MPI_Comm comm, std::int64_t local);
 // Collective. Global sum / max of a 64-bit count.
 std::int64_t allreduce_sum(MPI_Comm comm, std::int64_t local);
 std::int64_t allreduce_max(MPI_Comm comm, std::int64_t local);
+// Collective. Global maximum of a double.
+double allreduce_max_double(MPI_Comm comm, double v);
 
 // Collective. Personalised all-to-all of variable-length blocks of trivially copyable T:
 // send[p] goes to rank p; returns what every rank sent to this one, concatenated by source rank.
