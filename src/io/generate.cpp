@@ -14,7 +14,6 @@
 
 #include "lsgl/graph/symmetrize.hpp"
 #include "lsgl/io/h5.hpp"
-#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -57,16 +56,6 @@ class Rng {
   double spare_ = 0.0;
   bool has_spare_ = false;
 };
-
-// Collective. Writes an HDF5 file through write_atomically (util/atomic_file.hpp).
-template <class Fn>
-void write_h5(MPI_Comm comm, const std::string& path, Fn&& write) {
-  write_atomically(comm, path, [&](const std::string& tmp) {
-    h5::File f = h5::create(comm, tmp);
-    write(f);
-    f.close();
-  });
-}
 
 void set_common_attrs(const h5::File& f, const std::string& kind, uint64_t seed) {
   h5::set_attr(f, "/", "kind", kind);
@@ -198,7 +187,7 @@ void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path
     }
   });
 
-  write_h5(comm, path, [&](const h5::File& f) {
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::write_2d(f, "/X", x, begin, p.n, p.d);
     h5::write_1d(f, "/labels", labels, begin, p.n);
     set_common_attrs(f, "blobs", p.seed);
@@ -276,7 +265,7 @@ void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string
     }
   });
 
-  write_h5(comm, path, [&](const h5::File& f) {
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::write_2d(f, "/X", x, begin, ab, p.signals);
     h5::write_2d(f, "/grid", grid, begin, ab, 2);
     set_common_attrs(f, "manifold", p.seed);
@@ -459,7 +448,7 @@ void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const 
     o << p.community_densities[c];
     dens += (c ? "," : "") + o.str();
   }
-  write_h5(comm, path, [&](const h5::File& f) {
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/graph");
     const int64_t local_nnz = static_cast<int64_t>(rows.indices.size());
     const int64_t nnz_offset = exscan_sum(comm, local_nnz);

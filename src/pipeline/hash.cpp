@@ -8,6 +8,7 @@
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/hash/chunked.hpp"
 #include "lsgl/hash/model_io.hpp"
+#include "lsgl/io/attributes.hpp"
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/util/blas.hpp"
 #include "lsgl/util/error.hpp"
@@ -17,7 +18,6 @@
 #include "lsgl/util/phase.hpp"
 #include "lsgl/util/select.hpp"
 #include "lsgl/util/splitmix.hpp"
-#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 
@@ -87,7 +87,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
   const hash::TrainReport& r = s.report;
   const dpcd::Options& d = o.train.dpcd;
   s.t_write = timed_phase(comm, "write", talk, [&] {
-    const Attributes attrs = {
+    Attributes attrs = {
         {"n", rows.n},
         {"input_columns", rows.d},
         {"classes", static_cast<std::int64_t>(s.classes)},
@@ -113,15 +113,10 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
         {"pstep_seconds", r.t_pstep},
         {"features_seconds", r.t_features},
         {"bstep_iterations", r.bstep_iterations},
-        {"bstep_flips", r.flips},
-        {"input", o.input},
-        {"labels", o.labels},
-        {"ranks", static_cast<std::int64_t>(size)},
-        {"lsgl_version", std::string(version())},
-        {"git_commit", std::string(git_commit())},
-        {"command_line", o.command_line},
-        {"configuration", o.configuration},
-        {"utc_time", utc_now()}};
+        {"bstep_flips", r.flips}};
+    for (auto& a : provenance_attributes(comm, o.command_line, o.configuration,
+                                         {{"input", o.input}, {"labels", o.labels}}))
+      attrs.push_back(std::move(a));
     hash::write_model(comm, o.output, m, db, r.objective, attrs);
   });
   s.t_total = MPI_Wtime() - t_start;
@@ -216,19 +211,17 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   });
   s.rows = block.n;
   timed_phase(comm, "write", talk, [&] {
-    hash::write_codes(comm, o.output, block,
-                      {{"loss", hash::to_string(m.loss)},
-                       {"solver", hash::to_string(m.solver)},
-                       {"features", hash::to_string(m.features.kind)},
-                       {"encode_seconds", s.t_encode},
-                       {"model", o.model},
-                       {"input", o.input},
-                       {"labels", o.labels},
-                       {"per_class", o.per_class},
-                       {"seed", static_cast<std::int64_t>(o.seed)},
-                       {"lsgl_version", std::string(version())},
-                       {"command_line", o.command_line},
-                       {"utc_time", utc_now()}});
+    Attributes attrs = {{"loss", hash::to_string(m.loss)},
+                        {"solver", hash::to_string(m.solver)},
+                        {"features", hash::to_string(m.features.kind)},
+                        {"encode_seconds", s.t_encode},
+                        {"per_class", o.per_class},
+                        {"seed", static_cast<std::int64_t>(o.seed)}};
+    for (auto& a : provenance_attributes(
+             comm, o.command_line, o.configuration,
+             {{"model", o.model}, {"input", o.input}, {"labels", o.labels}}))
+      attrs.push_back(std::move(a));
+    hash::write_codes(comm, o.output, block, attrs);
   });
   s.t_total = MPI_Wtime() - t_start;
   if (rank == 0) {
