@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"
-#include "lsgl/io/generate.hpp"
+#include "lsgl/pipeline/generate.hpp"
 #include "support.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"

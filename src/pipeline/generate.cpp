@@ -1,7 +1,7 @@
 // Synthetic data sets (see generate.hpp). All randomness comes from counter-based splitmix64
 // streams keyed by (seed, purpose, index), so every value depends on the seed and its own index
 // only: the output is identical for any number of ranks or OpenMP threads.
-#include "lsgl/io/generate.hpp"
+#include "lsgl/pipeline/generate.hpp"
 
 #include <omp.h>
 
