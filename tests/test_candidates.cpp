@@ -14,10 +14,11 @@
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"
-#include "lsgl/io/generate.hpp"
+#include "lsgl/pipeline/generate.hpp"
 #include "support.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace {
 
@@ -25,16 +26,11 @@ using lsgl::AnnParams;
 using lsgl::Candidates;
 using lsgl::LocalRows;
 
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using lsgl::splitmix64;
 
 // Deterministic uniform in [0, 1) and standard normal from three integers.
 double unit(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-  return static_cast<double>(mix(mix(mix(a) ^ b) ^ c) >> 11) * 0x1.0p-53;
+  return static_cast<double>(splitmix64(splitmix64(splitmix64(a) ^ b) ^ c) >> 11) * 0x1.0p-53;
 }
 double normal(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   const double u1 = unit(a, b, 2 * c), u2 = unit(a, b, 2 * c + 1);
@@ -68,7 +64,7 @@ struct Data {
 Data grid_data(std::int64_t n, std::int64_t d) {
   return {n, d, [d](std::int64_t g, float* row) {
             const std::int64_t src = g % 11 == 5 ? g - 1 : g;
-            for (std::int64_t j = 0; j < d; ++j) row[j] = static_cast<float>(mix(src * 31 + j) % 4);
+            for (std::int64_t j = 0; j < d; ++j) row[j] = static_cast<float>(splitmix64(src * 31 + j) % 4);
           }};
 }
 
@@ -82,7 +78,7 @@ Data gauss_data(std::int64_t n, std::int64_t d) {
 Data mixture_data(std::int64_t n) {
   constexpr int kLatent = 4, kD = 16, kClusters = 20;
   return {n, kD, [](std::int64_t g, float* row) {
-            const std::uint64_t k = mix(g ^ 0x51ed) % kClusters;
+            const std::uint64_t k = splitmix64(g ^ 0x51ed) % kClusters;
             double z[kLatent];
             for (int a = 0; a < kLatent; ++a) {
               z[a] = 16.0 * unit(11, k, a) - 8.0 + normal(12, g, a);

@@ -6,10 +6,9 @@
 #include <algorithm>
 #include <fstream>
 
-#include "lsgl/dpcd/select.hpp"
-#include "lsgl/io/generate.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/pipeline/densest.hpp"
+#include "lsgl/pipeline/generate.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "support.hpp"

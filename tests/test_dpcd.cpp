@@ -1,5 +1,5 @@
-// DPCD: distributed selection, reproducible sums, the surrogate identities and flip identities
-// against brute force, monotone decrease with L0 + eps, the fixed count kept, exhaustive
+// DPCD: the surrogate identities and flip identities against brute force (the distributed
+// selection and reproducible sums it uses are tested in test_util), monotone decrease with L0 + eps, the fixed count kept, exhaustive
 // neighbourhood search reaching the global optimum on n <= 16, and the dense-subgraph problem
 // (swap gain, incremental W x, exhaustive search, planted subgraph, same result as on 1 rank).
 #include <gtest/gtest.h>
@@ -12,9 +12,10 @@
 #include "lsgl/dpcd/baselines.hpp"
 #include "lsgl/dpcd/dense_subgraph.hpp"
 #include "lsgl/dpcd/optimizer.hpp"
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/graph/graph_input.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/reproducible_sum.hpp"
+#include "lsgl/util/select.hpp"
 
 using namespace lsgl;
 using namespace lsgl::dpcd;
@@ -137,114 +138,6 @@ double brute_min(const Quadratic& p, int n, int plus) {
 }
 
 }  // namespace
-
-// ------------------------------------------------------------------------------ selection
-
-TEST(Select, TopMMatchesSerialSortWithTies) {
-  const int rank = comm_rank(world()), size = comm_size(world());
-  for (unsigned seed = 1; seed <= 5; ++seed) {
-    const std::int64_t n = 1000 + 37 * seed;
-    std::mt19937_64 rng(seed);
-    std::vector<double> v(n);
-    for (auto& x : v) x = static_cast<double>(static_cast<int>(rng() % 50)) - 25.0;  // many ties
-    const Partition part(n, size);
-    std::vector<SelectKey> keys;
-    for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i)
-      keys.push_back(make_key(encode_double(v[i]), 0, i));
-    std::vector<std::int64_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return v[a] != v[b] ? v[a] > v[b] : a < b; });
-    for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(7), n / 3, n - 1, n, n + 5}) {
-      SelectKey th;
-      const auto mask = select_top(world(), keys, m, &th);
-      std::vector<char> expect(n, 0);
-      for (std::int64_t t = 0; t < std::min(m, n); ++t) expect[order[t]] = 1;
-      for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i)
-        ASSERT_EQ(mask[i - part.begin(rank)], expect[i]) << "m=" << m << " i=" << i;
-      if (m >= 1) {
-        const std::int64_t last = order[std::min(m, n) - 1];
-        EXPECT_EQ(th.index(), last);
-        EXPECT_EQ(decode_double(th.w[0]), v[last]);
-      }
-    }
-  }
-}
-
-// Integer primary and secondary words that share their high bytes (the selection skips them)
-// and tie often, against a serial sort by (primary, secondary, -index).
-TEST(Select, TopMWithSecondaryWordMatchesSerialSort) {
-  const int rank = comm_rank(world()), size = comm_size(world());
-  for (unsigned seed = 1; seed <= 4; ++seed) {
-    const std::int64_t n = 800 + 53 * seed;
-    std::mt19937_64 rng(seed);
-    std::vector<std::int64_t> a(n), b(n);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const auto r = static_cast<std::int64_t>(rng() % 70000);
-      a[i] = seed % 2 ? r % 9 : (std::int64_t(1) << 40) + r;
-      b[i] = static_cast<std::int64_t>(rng() % 4) - 2;
-    }
-    const Partition part(n, size);
-    std::vector<SelectKey> keys;
-    for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i)
-      keys.push_back(make_key(encode_int(a[i]), encode_int(b[i]), i));
-    std::vector<std::int64_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](auto x, auto y) {
-      return a[x] != a[y] ? a[x] > a[y] : b[x] != b[y] ? b[x] > b[y] : x < y;
-    });
-    for (std::int64_t m : {std::int64_t(1), std::int64_t(5), n / 4, n / 2 + 1, n - 1}) {
-      SelectKey th;
-      const auto mask = select_top(world(), keys, m, &th);
-      std::vector<char> expect(n, 0);
-      for (std::int64_t t = 0; t < m; ++t) expect[order[t]] = 1;
-      for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i)
-        ASSERT_EQ(mask[i - part.begin(rank)], expect[i]) << "seed " << seed << " m " << m << " i " << i;
-      EXPECT_EQ(th.index(), order[m - 1]);
-    }
-  }
-}
-
-TEST(Select, SmallestPairMatchesSerialSort) {
-  const int rank = comm_rank(world()), size = comm_size(world());
-  for (unsigned seed = 1; seed <= 6; ++seed) {
-    const std::int64_t n = 500 + 41 * seed;
-    std::mt19937_64 rng(seed);
-    std::vector<double> v(n);
-    for (auto& x : v) {  // odd seeds: many ties; even seeds: spread over many binades
-      x = seed % 2 ? static_cast<double>(static_cast<int>(rng() % 30)) - 15.0
-                   : std::ldexp(static_cast<double>(rng() % 1000) - 500.0, -static_cast<int>(rng() % 60));
-    }
-    const Partition part(n, size);
-    const std::vector<double> mine(v.begin() + part.begin(rank), v.begin() + part.end(rank));
-    std::vector<double> sorted = v;
-    std::sort(sorted.begin(), sorted.end());
-    for (std::int64_t r : {std::int64_t(1), std::int64_t(2), n / 3, n / 2, n - 1}) {
-      const std::array<double, 2> got = smallest_pair_at(world(), mine, r);
-      EXPECT_EQ(got[0], sorted[r - 1]) << "seed " << seed << " r " << r;
-      EXPECT_EQ(got[1], sorted[r]) << "seed " << seed << " r " << r;
-    }
-  }
-}
-
-TEST(Select, EncodingsPreserveOrder) {
-  const double vals[] = {-1e300, -3.5, -1e-300, -0.0, 0.0, 1e-300, 2.0, 1e300};
-  for (std::size_t i = 0; i + 1 < sizeof vals / sizeof vals[0]; ++i) {
-    EXPECT_LE(encode_double(vals[i]), encode_double(vals[i + 1]));
-    EXPECT_EQ(decode_double(encode_double(vals[i])), vals[i] == 0 ? 0.0 : vals[i]);
-  }
-  EXPECT_LT(encode_int(-5), encode_int(3));
-  EXPECT_EQ(decode_int(encode_int(-42)), -42);
-}
-
-TEST(Select, ReproducibleSumIsExactForIntegers) {
-  const int rank = comm_rank(world()), size = comm_size(world());
-  const Partition part(1000, size);
-  ReproducibleSum s(1000.0, 1000);
-  double serial = 0;
-  for (int i = 0; i < 1000; ++i) serial += i;
-  for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i) s.add(static_cast<double>(i));
-  EXPECT_EQ(s.result(world()), serial);
-}
 
 // ------------------------------------------------------------------ identities (serial math)
 

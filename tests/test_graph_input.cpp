@@ -11,7 +11,6 @@
 #include <random>
 #include <string>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/graph/graph_input.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/util/error.hpp"
@@ -57,7 +56,7 @@ std::vector<Triple> entries(const LocalCsr& m) {
   for (std::int64_t r = 0; r < m.local_rows(); ++r)
     for (std::int64_t e = m.indptr[r]; e < m.indptr[r + 1]; ++e)
       mine.push_back({m.begin + r, m.indices[e], m.data[e]});
-  return dpcd::allgather_items(world(), mine);
+  return allgather_items(world(), mine);
 }
 
 // Expected symmetric matrix as entries from an undirected map {i<j: w}.

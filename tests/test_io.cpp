@@ -19,8 +19,8 @@
 
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/metric.hpp"
-#include "lsgl/io/generate.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/pipeline/generate.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 

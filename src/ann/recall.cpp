@@ -8,13 +8,12 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
-#include <unordered_set>
 
 #include "engines.hpp"
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl {
 namespace {
@@ -22,32 +21,6 @@ namespace {
 using ann::Neighbor;
 
 constexpr std::int64_t kRowChunk = 2048;  // local rows per SGEMM
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// `count` distinct ids in [0, n) drawn from `seed` (Floyd's algorithm), sorted.
-std::vector<std::int64_t> sample_ids(std::int64_t n, std::int64_t count, std::uint64_t seed) {
-  std::vector<std::int64_t> ids;
-  if (count >= n) {
-    ids.resize(static_cast<std::size_t>(n));
-    std::iota(ids.begin(), ids.end(), std::int64_t(0));
-    return ids;
-  }
-  std::unordered_set<std::int64_t> chosen;
-  std::uint64_t state = seed;
-  for (std::int64_t j = n - count; j < n; ++j) {
-    const auto t = static_cast<std::int64_t>(splitmix64(state) % static_cast<std::uint64_t>(j + 1));
-    if (!chosen.insert(t).second) chosen.insert(j);
-  }
-  ids.assign(chosen.begin(), chosen.end());
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
 
 // MPI reduction over lists of m neighbours (the datatype is one list): keep the best m of both.
 void merge_lists(void* in, void* inout, int* len, MPI_Datatype* type) {
@@ -61,19 +34,6 @@ void merge_lists(void* in, void* inout, int* len, MPI_Datatype* type) {
     std::merge(a, a + m, b, b + m, merged.begin());
     std::copy(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(m), b);
   }
-}
-
-// Gathers a variable number of fixed-size items (`type`) from every rank onto every rank.
-template <class T>
-std::vector<T> allgather_items(MPI_Comm comm, const T* mine, int count, int item_size,
-                               MPI_Datatype type) {
-  const int size = comm_size(comm);
-  std::vector<int> counts(size), displs(size, 0);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<T> all(static_cast<std::size_t>(displs[size - 1] + counts[size - 1]) * item_size);
-  MPI_Allgatherv(mine, count, type, all.data(), counts.data(), displs.data(), type, comm);
-  return all;
 }
 
 // Exact m-NN (self excluded) of each sample among the local rows, sorted, padded with
@@ -142,26 +102,21 @@ double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& c
   openblas_set_num_threads(threads);
 
   // Sampled ids owned here and their rows, gathered on every rank.
-  const std::vector<std::int64_t> all_ids = sample_ids(data.n, sample, seed);
+  SplitMix64 rng(seed);
+  const std::vector<std::int64_t> all_ids = sample_distinct(data.n, sample, rng);
   const auto lo = std::lower_bound(all_ids.begin(), all_ids.end(), data.begin);
   const auto hi = std::lower_bound(lo, all_ids.end(), data.begin + rows);
-  const int mine = static_cast<int>(hi - lo);
   std::vector<float> my_rows;
   for (auto it = lo; it != hi; ++it) {
     const float* r = data.row(*it - data.begin);
     my_rows.insert(my_rows.end(), r, r + d);
   }
-  MPI_Datatype row_type, list_type;
-  MPI_Type_contiguous(static_cast<int>(d), MPI_FLOAT, &row_type);
-  MPI_Type_commit(&row_type);
-  const std::vector<std::int64_t> ids =
-      allgather_items(comm, all_ids.data() + (lo - all_ids.begin()), mine, 1, MPI_INT64_T);
-  const std::vector<float> q =
-      allgather_items(comm, my_rows.data(), mine, static_cast<int>(d), row_type);
-  MPI_Type_free(&row_type);
+  const std::vector<std::int64_t> ids = allgather_items(comm, std::vector<std::int64_t>(lo, hi));
+  const std::vector<float> q = allgather_items(comm, my_rows);
 
   // Exact lists of every sample on every rank.
   std::vector<Neighbor> exact = local_exact(data, ids, q, m, threads);
+  MPI_Datatype list_type;
   MPI_Op op;
   MPI_Op_create(&merge_lists, 1, &op);
   MPI_Type_contiguous(m * static_cast<int>(sizeof(Neighbor)), MPI_BYTE, &list_type);

@@ -67,6 +67,7 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
       laplacian == "normalized" ? LaplacianKind::normalized : LaplacianKind::combinatorial;
   o.diameter = !no_diameter;
   o.command_line = command_line;
+  o.configuration = effective_configuration(p.vm);
   run_eval(comm, o);
   return 0;
 }

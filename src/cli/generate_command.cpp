@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "commands_impl.hpp"
-#include "lsgl/io/generate.hpp"
+#include "lsgl/pipeline/generate.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"

@@ -145,6 +145,7 @@ int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::strin
   collective_check(comm, seed >= 0, "--seed must be >= 0");
   o.seed = static_cast<std::uint64_t>(seed);
   o.command_line = command_line;
+  o.configuration = effective_configuration(p.vm);
   run_hash_encode(comm, o);
   return 0;
 }

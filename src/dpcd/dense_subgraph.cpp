@@ -8,7 +8,6 @@
 #include <string>
 
 #include "lsgl/dpcd/baselines.hpp"
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/graph/csr_exchange.hpp"
 #include "lsgl/util/error.hpp"
 

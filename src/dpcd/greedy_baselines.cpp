@@ -2,8 +2,8 @@
 #include <algorithm>
 
 #include "lsgl/dpcd/baselines.hpp"
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/graph/csr_exchange.hpp"
+#include "lsgl/util/select.hpp"
 
 namespace lsgl::dpcd {
 

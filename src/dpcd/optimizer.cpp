@@ -6,29 +6,20 @@
 #include <limits>
 #include <stdexcept>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/reproducible_sum.hpp"
+#include "lsgl/util/select.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::dpcd {
 
 namespace {
 
 // splitmix64, for the sampled neighbourhood search (identical on every rank).
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : s_(seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-
- private:
-  std::uint64_t s_;
-};
+SplitMix64 search_rng(std::uint64_t seed) {
+  return SplitMix64(seed * kSplitMixGamma + 0x632be59bd9b4e019ULL);
+}
 
 // A selected set of local coordinates with their selection values (larger is better); keys
 // (value, then global index) are only built when a top-m selection is needed.
@@ -492,7 +483,7 @@ bool Runner::neighbourhood_search() {
       chain = bt;
       consider(chain);
     }
-    Rng rng(o_.seed * 1000003ULL + static_cast<std::uint64_t>(rep_.ns_runs));
+    SplitMix64 rng = search_rng(o_.seed * 1000003ULL + static_cast<std::uint64_t>(rep_.ns_runs));
     std::vector<int> pa(a), pb(bb);
     for (int sidx = 0; sidx < o_.ns_samples; ++sidx) {
       const int t = 1 + static_cast<int>(rng.below(static_cast<std::size_t>(m)));

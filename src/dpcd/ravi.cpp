@@ -3,8 +3,8 @@
 #include <queue>
 
 #include "lsgl/dpcd/baselines.hpp"
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/graph/csr_exchange.hpp"
+#include "lsgl/util/select.hpp"
 
 namespace lsgl::dpcd {
 

@@ -83,19 +83,9 @@ std::int64_t exact_diameter(const CsrGhosts& ghosts, const LocalCsr& m, const Co
     deg.push_back(m.indptr[r + 1] - m.indptr[r]);
     nbr.insert(nbr.end(), m.indices.begin() + m.indptr[r], m.indices.begin() + m.indptr[r + 1]);
   }
-  auto allgather = [&](const std::vector<std::int64_t>& mine) {
-    int count = static_cast<int>(mine.size());
-    std::vector<int> counts(size), displs(size + 1, 0);
-    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-    for (int p = 0; p < size; ++p) displs[p + 1] = displs[p] + counts[p];
-    std::vector<std::int64_t> all(displs[size]);
-    MPI_Allgatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(),
-                   MPI_INT64_T, comm);
-    return all;
-  };
-  const std::vector<std::int64_t> all_ids = allgather(ids);  // ascending: blocks in rank order
-  const std::vector<std::int64_t> all_deg = allgather(deg);
-  std::vector<std::int64_t> adj = allgather(nbr);
+  const std::vector<std::int64_t> all_ids = allgather_items(comm, ids);  // ascending: rank order
+  const std::vector<std::int64_t> all_deg = allgather_items(comm, deg);
+  std::vector<std::int64_t> adj = allgather_items(comm, nbr);
   const std::int64_t s = static_cast<std::int64_t>(all_ids.size());
   std::vector<std::int64_t> ptr(s + 1, 0);
   for (std::int64_t i = 0; i < s; ++i) ptr[i + 1] = ptr[i] + all_deg[i];

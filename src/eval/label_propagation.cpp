@@ -11,20 +11,14 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/petsc.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl {
 
 namespace {
 
-// splitmix64's finaliser: a bijection of 64-bit words.
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 std::uint64_t node_key(std::uint64_t seed, std::int64_t i) {
-  return mix64(static_cast<std::uint64_t>(i) + mix64(seed) * 0x9e3779b97f4a7c15ULL);
+  return mix64(static_cast<std::uint64_t>(i) + mix64(seed) * kSplitMixGamma);
 }
 
 struct KspGuard {

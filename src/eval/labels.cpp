@@ -17,14 +17,7 @@ NodeLabels make_node_labels(MPI_Comm comm, const std::vector<std::int64_t>& valu
   std::sort(mine.begin(), mine.end());
   mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
   collective_check(comm, static_cast<std::int64_t>(mine.size()) <= max_classes, too_many);
-  const int size = comm_size(comm);
-  int count = static_cast<int>(mine.size());
-  std::vector<int> counts(size), displs(size + 1, 0);
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  for (int p = 0; p < size; ++p) displs[p + 1] = displs[p] + counts[p];
-  std::vector<std::int64_t> all(displs[size]);
-  MPI_Allgatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(),
-                 MPI_INT64_T, comm);
+  std::vector<std::int64_t> all = allgather_items(comm, mine);
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
   collective_check(comm, static_cast<std::int64_t>(all.size()) <= max_classes, too_many);

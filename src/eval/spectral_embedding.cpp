@@ -8,12 +8,12 @@
 #include <cstdio>
 
 #include "lsgl/graph/graph_io.hpp"
+#include "lsgl/io/attributes.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/petsc.hpp"
-#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 
@@ -151,7 +151,7 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
 }
 
 void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e, const LocalCsr& m,
-                     const std::string& graph, LaplacianKind kind) {
+                     const std::string& graph, LaplacianKind kind, const Attributes& file_attrs) {
   check_finite_values(comm, "embedding",
                       {{"/embedding/vectors", &e.vectors},
                        {"/embedding/values", &e.values},
@@ -172,8 +172,7 @@ void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e,
     h5::set_attr(f, "/embedding", "component_nodes", e.component_nodes);
     h5::set_attr(f, "/embedding", "component_id", e.component_id);
     h5::set_attr(f, "/embedding", "solver", e.solver);
-    h5::set_attr(f, "/", "lsgl_version", std::string(version()));
-    h5::set_attr(f, "/", "git_commit", std::string(git_commit()));
+    set_attributes(f, "/", file_attrs);
   });
 }
 

@@ -5,7 +5,6 @@
 #include <numeric>
 
 #include "lsgl/io/h5.hpp"
-#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 
 namespace lsgl {
@@ -88,21 +87,6 @@ std::vector<double> row_sums(const LocalCsr& m) {
   for (std::int64_t r = 0; r < m.local_rows(); ++r)
     for (std::int64_t k = m.indptr[r]; k < m.indptr[r + 1]; ++k) s[r] += m.data[k];
   return s;
-}
-
-void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs) {
-  for (const auto& [name, value] : attrs) {
-    std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, value);
-  }
-}
-
-void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
-                           const std::function<void(const h5::File&)>& write) {
-  write_atomically(comm, path, [&](const std::string& tmp) {
-    h5::File f = h5::create(comm, tmp);
-    write(f);
-    f.close();
-  });
 }
 
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <numeric>
 
-#include "lsgl/hash/dense.hpp"
+#include "lsgl/util/dense.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/splitmix.hpp"
 
@@ -108,7 +108,7 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
   for (std::int64_t i = 0; i < s; ++i)
     for (std::int64_t t = 0; t < d; ++t) mean[t] += sample[i * d + t];
   for (auto& m : mean) m /= static_cast<double>(std::max<std::int64_t>(s, 1));
-  hash::Mat cov(d, d);
+  Mat cov(d, d);
   std::vector<double> c(d);
   for (std::int64_t i = 0; i < s; ++i) {
     for (std::int64_t t = 0; t < d; ++t) c[t] = sample[i * d + t] - mean[t];
@@ -118,7 +118,7 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
   for (std::int64_t a = 0; a < d; ++a)
     for (std::int64_t b = 0; b < a; ++b) cov(a, b) = cov(b, a);
   const int dims = static_cast<int>(std::min<std::int64_t>(3, d));
-  const hash::Mat V = hash::top_eigenvectors(cov, dims);
+  const Mat V = top_eigenvectors(cov, dims);
 
   // 2. Coordinates along them, their global extremes, the Morton key of each local row.
   auto project = [&](const float* row, double* out) {

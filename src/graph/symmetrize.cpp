@@ -11,6 +11,7 @@
 
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl {
 
@@ -328,15 +329,10 @@ void validate_rows(MPI_Comm comm, const LocalCsr& m, bool& clean, bool& weighted
 bool symmetric_by_hash(MPI_Comm comm, const LocalCsr& m) {
   const int size = comm_size(comm);
   const Partition part(m.n, size);
-  auto mix = [](std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
   auto h = [&](std::int64_t i, std::int64_t j, double w, std::uint64_t salt) {
     std::uint64_t wb;
     std::memcpy(&wb, &w, sizeof wb);
-    return mix(mix(mix(static_cast<std::uint64_t>(i) ^ salt) + static_cast<std::uint64_t>(j)) ^ wb);
+    return mix64(mix64(mix64(static_cast<std::uint64_t>(i) ^ salt) + static_cast<std::uint64_t>(j)) ^ wb);
   };
   // Per peer q: forward (count, h1, h2), transposed (count, h1, h2).
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(size) * 6, 0);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl::hash {
@@ -57,7 +56,7 @@ class FixedPointSum {
  public:
   FixedPointSum(MPI_Comm comm, double local_bound, std::int64_t chunks, std::size_t count)
       : acc_(count, 0) {
-    const double bound = dpcd::allreduce_max_double(comm, local_bound);
+    const double bound = allreduce_max_double(comm, local_bound);
     if (bound > 0 && std::isfinite(bound)) {
       int e = 0;
       std::frexp(bound * static_cast<double>(std::max<std::int64_t>(chunks, 1)), &e);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 
@@ -50,7 +49,7 @@ CodeProblem::CodeProblem(MPI_Comm comm, std::int64_t samples, std::int64_t first
     for (int k = 0; k < r_; ++k) cs += std::fabs(c_[s * r_ + k]);
     bound = std::max(bound, a_sum + 2.0 * cs);
   }
-  bound = dpcd::allreduce_max_double(comm_, bound);
+  bound = allreduce_max_double(comm_, bound);
   if (bound > 0) {
     // samples * bound * scale < 2^62.
     const int e = std::ilogb(bound) + 1 + std::ilogb(static_cast<double>(std::max<std::int64_t>(samples_, 1))) + 1;

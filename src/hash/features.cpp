@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <stdexcept>
 
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::hash {
 
@@ -21,19 +21,8 @@ FeatureKind parse_features(const std::string& s) {
 std::string to_string(FeatureKind k) { return k == FeatureKind::kRaw ? "raw" : "rbf"; }
 
 std::vector<std::int64_t> sample_indices(std::int64_t n, std::int64_t count, std::uint64_t seed) {
-  std::uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
-  auto next = [&s] {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
-  std::set<std::int64_t> chosen;
-  for (std::int64_t j = n - count; j < n; ++j) {
-    const auto t = static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(j + 1));
-    if (!chosen.insert(t).second) chosen.insert(j);
-  }
-  return {chosen.begin(), chosen.end()};
+  SplitMix64 rng(seed * kSplitMixGamma + 0x2545f4914f6cdd1dULL);
+  return sample_distinct(n, count, rng);
 }
 
 namespace {

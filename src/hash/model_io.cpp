@@ -6,6 +6,7 @@
 #include <cstring>
 #include <variant>
 
+#include "lsgl/graph/graph_io.hpp"
 #include "lsgl/hash/retrieval.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/reproducible_sum.hpp"
 
 namespace lsgl::hash {
 
@@ -90,7 +90,7 @@ RetrievalScore evaluate_retrieval(MPI_Comm comm, const std::vector<std::uint8_t>
   s.k = k;
   const std::int64_t nb = code_bytes(bits), local = static_cast<std::int64_t>(query_labels.size());
   s.queries = allreduce_sum(comm, local);
-  dpcd::ReproducibleSum map(1.0, std::max<std::int64_t>(1, s.queries)),
+  ReproducibleSum map(1.0, std::max<std::int64_t>(1, s.queries)),
       prec(1.0, std::max<std::int64_t>(1, s.queries));
   std::vector<std::int64_t> per_label;
   for (std::int32_t l : database_labels) {

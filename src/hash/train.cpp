@@ -8,11 +8,11 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/hash/codes_problem.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/select.hpp"
 #include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::hash {
@@ -49,9 +49,9 @@ std::vector<std::int8_t> random_codes(MPI_Comm comm, std::int64_t first, std::in
     for (std::int64_t i = 0; i < local * bits; ++i) b[i] = (hash(i) >> 63) ? 1 : -1;
     return b;
   }
-  std::vector<dpcd::SelectKey> keys(b.size());
-  for (std::int64_t i = 0; i < local * bits; ++i) keys[i] = dpcd::make_key(hash(i), 0, first * bits + i);
-  const std::vector<char> plus = dpcd::select_top(comm, keys, samples * bits / 2);
+  std::vector<SelectKey> keys(b.size());
+  for (std::int64_t i = 0; i < local * bits; ++i) keys[i] = make_key(hash(i), 0, first * bits + i);
+  const std::vector<char> plus = select_top(comm, keys, samples * bits / 2);
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = plus[i] ? 1 : -1;
   return b;
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 
@@ -493,3 +494,16 @@ LSGL_H5_INSTANTIATE(std::uint8_t)
 #undef LSGL_H5_INSTANTIATE
 
 }  // namespace lsgl::h5
+
+namespace lsgl {
+
+void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
+                           const std::function<void(const h5::File&)>& write) {
+  write_atomically(comm, path, [&](const std::string& tmp) {
+    h5::File f = h5::create(comm, tmp);
+    write(f);
+    f.close();
+  });
+}
+
+}  // namespace lsgl

@@ -8,12 +8,12 @@
 
 #include "lsgl/dpcd/baselines.hpp"
 #include "lsgl/graph/graph_io.hpp"
+#include "lsgl/io/attributes.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"
-#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 
@@ -116,19 +116,13 @@ void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
                         {"objective_definition", std::string("x^T W x after each iteration")}};
     for (auto& p : method_parameters(o, s)) attrs.push_back(p);
     set_attributes(f, "/subgraph", attrs);
-    const Attributes file_attrs = {
-        {"lsgl_version", std::string(version())},
-        {"git_commit", std::string(git_commit())},
-        {"command_line", o.command_line},
-        {"configuration", o.configuration},
-        {"ranks", static_cast<std::int64_t>(comm_size(comm))},
-        {"utc_time", utc_now()},
-        {"input", o.graph},
-        {"input_format", s.input.format},
-        {"input_n", s.input.n},
-        {"input_edges", s.input.edges},
-        {"input_note", s.input.note()}};
-    set_attributes(f, "/", file_attrs);
+    set_attributes(f, "/",
+                   provenance_attributes(comm, o.command_line, o.configuration,
+                                         {{"input", o.graph},
+                                          {"input_format", s.input.format},
+                                          {"input_n", s.input.n},
+                                          {"input_edges", s.input.edges},
+                                          {"input_note", s.input.note()}}));
   });
 }
 

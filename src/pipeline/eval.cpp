@@ -9,6 +9,7 @@
 
 #include "lsgl/eval/components.hpp"
 #include "lsgl/graph/csr_ghosts.hpp"
+#include "lsgl/io/attributes.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
@@ -110,7 +111,9 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
   if (!o.embedding.empty()) {
     timed_phase(comm, "embedding", talk, r, [&] {
       const Embedding e = spectral_embedding(*ghosts, m, comp, o.embedding_params);
-      write_embedding(comm, o.embedding, e, m, o.graph, o.embedding_params.kind);
+      write_embedding(comm, o.embedding, e, m, o.graph, o.embedding_params.kind,
+                      provenance_attributes(comm, o.command_line, o.configuration,
+                                            {{"input", o.graph}}));
       r.eigenvalues = e.values;
       r.eigen_residuals = e.residuals;
       r.eigen_solver = e.solver;

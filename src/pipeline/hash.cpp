@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "lsgl/dpcd/select.hpp"
 #include "lsgl/eval/labels.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/hash/chunked.hpp"
 #include "lsgl/hash/model_io.hpp"
+#include "lsgl/io/attributes.hpp"
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/io/metric.hpp"
@@ -18,7 +18,8 @@
 #include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/phase.hpp"
-#include "lsgl/util/version.hpp"
+#include "lsgl/util/select.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl {
 
@@ -89,7 +90,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
   const hash::TrainReport& r = s.report;
   const dpcd::Options& d = o.train.dpcd;
   s.t_write = timed_phase(comm, "write", talk, [&] {
-    const Attributes attrs = {
+    Attributes attrs = {
         {"n", rows.n},
         {"input_columns", rows.d},
         {"classes", static_cast<std::int64_t>(s.classes)},
@@ -115,16 +116,10 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
         {"pstep_seconds", r.t_pstep},
         {"features_seconds", r.t_features},
         {"bstep_iterations", r.bstep_iterations},
-        {"bstep_flips", r.flips},
-        {"input", o.input},
-        {"metric", o.metric},
-        {"labels", o.labels},
-        {"ranks", static_cast<std::int64_t>(size)},
-        {"lsgl_version", std::string(version())},
-        {"git_commit", std::string(git_commit())},
-        {"command_line", o.command_line},
-        {"configuration", o.configuration},
-        {"utc_time", utc_now()}};
+        {"bstep_flips", r.flips}};
+    for (auto& a : provenance_attributes(comm, o.command_line, o.configuration,
+                                         {{"input", o.input}, {"metric", o.metric}, {"labels", o.labels}}))
+      attrs.push_back(std::move(a));
     hash::write_model(comm, o.output, m, db, r.objective, attrs);
   });
   s.t_total = MPI_Wtime() - t_start;
@@ -195,18 +190,16 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
     const NodeLabels lab = make_node_labels(comm, raw, kMaxClasses);
     std::vector<char> take(static_cast<std::size_t>(local), 0);
     for (int c = 0; c < lab.num_classes(); ++c) {
-      std::vector<dpcd::SelectKey> keys;
+      std::vector<SelectKey> keys;
       std::vector<std::int64_t> where;
       for (std::int64_t i = 0; i < local; ++i)
         if (lab.index[i] == c) {
           const std::int64_t g = rows.begin + i;
-          std::uint64_t z = (o.seed + 1) * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(g);
-          z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-          z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-          keys.push_back(dpcd::make_key(z ^ (z >> 31), 0, g));
+          const std::uint64_t z = (o.seed + 1) * kSplitMixGamma ^ static_cast<std::uint64_t>(g);
+          keys.push_back(make_key(mix64(z), 0, g));
           where.push_back(i);
         }
-      const std::vector<char> mask = dpcd::select_top(comm, keys, o.per_class);
+      const std::vector<char> mask = select_top(comm, keys, o.per_class);
       for (std::size_t t = 0; t < mask.size(); ++t)
         if (mask[t]) take[where[t]] = 1;
       s.short_classes += allreduce_sum(comm, static_cast<std::int64_t>(keys.size())) < o.per_class;
@@ -234,19 +227,17 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   });
   s.rows = block.n;
   timed_phase(comm, "write", talk, [&] {
-    hash::write_codes(comm, o.output, block,
-                      {{"loss", hash::to_string(m.loss)},
-                       {"solver", hash::to_string(m.solver)},
-                       {"features", hash::to_string(m.features.kind)},
-                       {"encode_seconds", s.t_encode},
-                       {"model", o.model},
-                       {"input", o.input},
-                       {"labels", o.labels},
-                       {"per_class", o.per_class},
-                       {"seed", static_cast<std::int64_t>(o.seed)},
-                       {"lsgl_version", std::string(version())},
-                       {"command_line", o.command_line},
-                       {"utc_time", utc_now()}});
+    Attributes attrs = {{"loss", hash::to_string(m.loss)},
+                        {"solver", hash::to_string(m.solver)},
+                        {"features", hash::to_string(m.features.kind)},
+                        {"encode_seconds", s.t_encode},
+                        {"per_class", o.per_class},
+                        {"seed", static_cast<std::int64_t>(o.seed)}};
+    for (auto& a : provenance_attributes(
+             comm, o.command_line, o.configuration,
+             {{"model", o.model}, {"input", o.input}, {"labels", o.labels}}))
+      attrs.push_back(std::move(a));
+    hash::write_codes(comm, o.output, block, attrs);
   });
   s.t_total = MPI_Wtime() - t_start;
   if (rank == 0) {

@@ -349,15 +349,8 @@ void write_phase(LearnRun& run) {
     s.edges = nnz / 2;
     s.avg_degree = static_cast<double>(nnz) / static_cast<double>(s.n);
     s.degree_deviation = (s.avg_degree - o.k) / o.k;
-    const Attributes file_attrs = {
-        {"lsgl_version", std::string(version())},
-        {"git_commit", std::string(git_commit())},
-        {"command_line", o.command_line},
-        {"configuration", o.configuration},
-        {"ranks", static_cast<std::int64_t>(comm_size(run.comm))},
-        {"utc_time", utc_now()},
-        {"input", o.input},
-    };
+    const Attributes file_attrs =
+        provenance_attributes(run.comm, o.command_line, o.configuration, {{"input", o.input}});
     write_graph(run.comm, o.output, rows, graph_attributes(run, nnz), file_attrs);
   });
 }

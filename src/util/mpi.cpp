@@ -3,6 +3,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <climits>
+#include <string>
+
+#include "lsgl/util/error.hpp"
 
 namespace lsgl {
 
@@ -65,6 +69,12 @@ std::int64_t peak_rss_bytes() {
   return static_cast<std::int64_t>(u.ru_maxrss) * 1024;
 }
 
+double allreduce_max_double(MPI_Comm comm, double v) {
+  double out = v;
+  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
 namespace detail {
 
 void alltoallv_bytes_into(MPI_Comm comm, const std::vector<const char*>& data,
@@ -96,6 +106,35 @@ void alltoallv_bytes_into(MPI_Comm comm, const std::vector<const char*>& data,
     }
   }
   MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+}
+
+int allgather_layout(MPI_Comm comm, std::int64_t count, std::vector<int>& counts,
+                     std::vector<int>& displs) {
+  const int size = comm_size(comm);
+  std::vector<std::int64_t> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&count, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm);
+  counts.assign(static_cast<std::size_t>(size), 0);
+  displs.assign(static_cast<std::size_t>(size), 0);
+  std::int64_t total = 0;
+  for (int p = 0; p < size; ++p) {
+    displs[p] = static_cast<int>(std::min<std::int64_t>(total, INT_MAX));
+    counts[p] = static_cast<int>(std::min<std::int64_t>(all[p], INT_MAX));
+    total += all[p];
+  }
+  if (total > INT_MAX)  // every rank sees the same counts, so every rank throws
+    throw CollectiveError("an all-gather of " + std::to_string(total) +
+                          " items exceeds the MPI count limit of 2^31 - 1");
+  return static_cast<int>(total);
+}
+
+void allgatherv_items_raw(MPI_Comm comm, const void* local, int count, void* out,
+                          const std::vector<int>& counts, const std::vector<int>& displs,
+                          std::size_t item_bytes) {
+  MPI_Datatype item;
+  MPI_Type_contiguous(static_cast<int>(item_bytes), MPI_BYTE, &item);
+  MPI_Type_commit(&item);
+  MPI_Allgatherv(local, count, item, out, counts.data(), displs.data(), item, comm);
+  MPI_Type_free(&item);
 }
 
 }  // namespace detail

@@ -73,6 +73,10 @@ if 1 in reports:
     with h5py.File(path("emb1.h5"), "r") as f:
         check("eval embedding file", f["embedding/vectors"].shape == (W.shape[0], 2) and
               f["embedding/values"].shape == (2,))
+        check("eval embedding file records its provenance",
+              all(a in f.attrs for a in ("lsgl_version", "git_commit", "command_line",
+                                         "configuration", "ranks", "utc_time", "input"))
+              and f.attrs["ranks"] == 1, dict(f.attrs))
     for ranks in (2, 3):
         if ranks in reports:
             q = reports[ranks]

@@ -40,6 +40,11 @@ for ranks in (1, 2, 3):
         with h5py.File(m, "r") as f, h5py.File(qc, "r") as g:
             hashed[ranks] = (f["hash/codes"][:], f["hash/P"][:], g["hash/codes"][:],
                              f["hash/labels"][:], g["hash/labels"][:])
+            ga = g["hash"].attrs
+            check(f"hash codes record their provenance on {ranks} ranks",
+                  all(a in ga for a in ("lsgl_version", "git_commit", "command_line",
+                                        "configuration", "ranks", "utc_time", "model", "input",
+                                        "labels")) and ga["ranks"] == ranks, dict(ga))
         with open(js) as f:
             hashed[ranks] += (json.load(f),)
 if len(hashed) == 3:

@@ -20,6 +20,7 @@
 #include "lsgl/eval/laplacian.hpp"
 #include "lsgl/graph/csr_ghosts.hpp"
 #include "lsgl/graph/local_csr.hpp"
+#include "lsgl/io/attributes.hpp"
 
 namespace lsgl {
 
@@ -50,10 +51,11 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
                              const EmbeddingParams& params);
 
 // Collective. Writes /embedding/vectors (n x m float64) and /embedding/values (m float64) with
-// attributes laplacian, n, m, graph, component_nodes to `path` through a temporary name renamed on
-// success. A NaN or infinite value is refused on every rank before anything is written.
+// attributes laplacian, n, m, graph, component_nodes, and `file_attrs` (the provenance,
+// io/attributes.hpp) on "/", to `path` through a temporary name renamed on success. A NaN or
+// infinite value is refused on every rank before anything is written.
 void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e, const LocalCsr& m,
-                     const std::string& graph, LaplacianKind kind);
+                     const std::string& graph, LaplacianKind kind, const Attributes& file_attrs);
 
 // Local. "combinatorial" or "normalized".
 const char* laplacian_name(LaplacianKind kind);

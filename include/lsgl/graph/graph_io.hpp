@@ -6,21 +6,16 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <functional>
 #include <string>
-#include <utility>
-#include <variant>
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/graph/local_csr.hpp"
+#include "lsgl/io/attributes.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/atomic_file.hpp"
 
 namespace lsgl {
-
-using AttrValue = std::variant<double, std::int64_t, std::string>;
-using Attributes = std::vector<std::pair<std::string, AttrValue>>;
 
 // Collective. The rows of W owned by this rank from one weight per local edge of `edges`:
 // weights <= threshold are dropped, the rest multiplied by `scale`; both (i, j) and (j, i). With
@@ -65,14 +60,5 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
 
 // Collective. Reads the rows of this rank's block (lsgl::Partition over the file's n).
 LocalCsr read_graph(MPI_Comm comm, const std::string& path);
-
-// Collective. write_atomically (util/atomic_file.hpp) of an HDF5 file: creates it at this run's
-// unique temporary name, runs write(file), closes it and renames it to `path`; on any failure
-// the temporary file is removed and the error is raised on every rank.
-void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
-                           const std::function<void(const h5::File&)>& write);
-
-// Collective. Sets the attributes on `obj` (a group, a dataset or "/").
-void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs);
 
 }  // namespace lsgl

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "lsgl/hash/dense.hpp"
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/util/dense.hpp"
 
 namespace lsgl::hash {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "lsgl/dpcd/optimizer.hpp"
-#include "lsgl/hash/dense.hpp"
+#include "lsgl/util/dense.hpp"
 
 namespace lsgl::hash {
 

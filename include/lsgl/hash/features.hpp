@@ -10,6 +10,7 @@
 
 #include "lsgl/hash/chunked.hpp"
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/util/dense.hpp"
 
 namespace lsgl::hash {
 

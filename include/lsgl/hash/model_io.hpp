@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "lsgl/graph/graph_io.hpp"
 #include "lsgl/hash/train.hpp"
+#include "lsgl/io/attributes.hpp"
 
 namespace lsgl::hash {
 

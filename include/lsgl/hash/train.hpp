@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "lsgl/dpcd/optimizer.hpp"
-#include "lsgl/hash/dense.hpp"
 #include "lsgl/hash/features.hpp"
+#include "lsgl/util/dense.hpp"
 
 namespace lsgl::hash {
 

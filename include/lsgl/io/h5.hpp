@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,3 +101,14 @@ std::int64_t get_attr_int(const File& f, const std::string& obj, const std::stri
 std::string get_attr_string(const File& f, const std::string& obj, const std::string& name);
 
 }  // namespace lsgl::h5
+
+namespace lsgl {
+
+// Collective. The one atomic writer of HDF5 files: write_atomically (util/atomic_file.hpp)
+// creates the file at this run's unique temporary name (PATH.partial.<pid>.<random>), runs
+// write(file), closes it and renames it to `path`; on any failure the temporary file is
+// removed and the error is raised on every rank.
+void write_hdf5_atomically(MPI_Comm comm, const std::string& path,
+                           const std::function<void(const h5::File&)>& write);
+
+}  // namespace lsgl

@@ -33,7 +33,7 @@ struct EvalOptions {
   EmbeddingParams embedding_params;
   std::string json;    // optional JSON report
   bool quiet = false;  // no phase times, no table
-  std::string command_line;
+  std::string command_line, configuration;
 };
 
 struct EvalReport {

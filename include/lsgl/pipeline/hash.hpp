@@ -39,7 +39,7 @@ struct HashEncodeOptions {
   std::uint64_t seed = 1;
   std::string output;
   bool quiet = false;
-  std::string command_line;
+  std::string command_line, configuration;
 };
 
 struct HashEncodeSummary {

@@ -37,33 +37,20 @@ std::int64_t exscan_sum(MPI_Comm comm, std::int64_t local);
 // Collective. Global sum / max of a 64-bit count.
 std::int64_t allreduce_sum(MPI_Comm comm, std::int64_t local);
 std::int64_t allreduce_max(MPI_Comm comm, std::int64_t local);
+// Collective. Global maximum of a double.
+double allreduce_max_double(MPI_Comm comm, double v);
 
 // Collective. Personalised all-to-all of variable-length blocks of trivially copyable T:
 // send[p] goes to rank p; returns what every rank sent to this one, concatenated by source rank.
 template <class T>
 std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send);
 
-// Collective. Allgather of trivially copyable items, concatenated by rank (int byte counts:
-// for small gathers).
+// Collective. Allgather of trivially copyable items (any number per rank), concatenated by
+// rank, on every rank: the one all-gather of variable counts. Counts are MPI ints of items:
+// more than 2^31 - 1 items in all throw CollectiveError on every rank (for small gathers:
+// samples, label sets, selected keys).
 template <class T>
-std::vector<T> allgather_items(MPI_Comm comm, const std::vector<T>& local) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  const long long mine = static_cast<long long>(local.size() * sizeof(T));
-  std::vector<long long> bytes(size);
-  MPI_Allgather(&mine, 1, MPI_LONG_LONG, bytes.data(), 1, MPI_LONG_LONG, comm);
-  std::vector<int> counts(size), displs(size);
-  long long total = 0;
-  for (int p = 0; p < size; ++p) {
-    counts[p] = static_cast<int>(bytes[p]);
-    displs[p] = static_cast<int>(total);
-    total += bytes[p];
-  }
-  std::vector<T> out(static_cast<std::size_t>(total / static_cast<long long>(sizeof(T))));
-  MPI_Allgatherv(local.data(), static_cast<int>(mine), MPI_BYTE, out.data(), counts.data(),
-                 displs.data(), MPI_BYTE, comm);
-  return out;
-}
+std::vector<T> allgather_items(MPI_Comm comm, const std::vector<T>& local);
 
 // Collective. For each id (0 <= id < part.n), the value its owner holds for it: on the rank
 // owning the block [part.begin(p), part.end(p)) of `id`, owned[id - part.begin(p)].

@@ -15,7 +15,29 @@ namespace detail {
 void alltoallv_bytes_into(MPI_Comm comm, const std::vector<const char*>& data,
                           const std::vector<std::int64_t>& bytes,
                           const std::function<char*(std::int64_t)>& receive_buffer);
+
+// Collective. Every rank's item count (`counts`) and where its items start (`displs`); throws
+// CollectiveError on every rank when the total does not fit an MPI int. Returns the total.
+int allgather_layout(MPI_Comm comm, std::int64_t count, std::vector<int>& counts,
+                     std::vector<int>& displs);
+
+// Collective. MPI_Allgatherv of items of `item_bytes` bytes each (one contiguous datatype).
+void allgatherv_items_raw(MPI_Comm comm, const void* local, int count, void* out,
+                          const std::vector<int>& counts, const std::vector<int>& displs,
+                          std::size_t item_bytes);
 }  // namespace detail
+
+template <class T>
+std::vector<T> allgather_items(MPI_Comm comm, const std::vector<T>& local) {
+  static_assert(std::is_trivially_copyable<T>::value, "allgather_items needs trivially copyable T");
+  std::vector<int> counts, displs;
+  const int total =
+      detail::allgather_layout(comm, static_cast<std::int64_t>(local.size()), counts, displs);
+  std::vector<T> out(static_cast<std::size_t>(total));
+  detail::allgatherv_items_raw(comm, local.data(), static_cast<int>(local.size()), out.data(),
+                               counts, displs, sizeof(T));
+  return out;
+}
 
 template <class T>
 std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send) {

@@ -1,7 +1,7 @@
 // Synthetic data sets (see generate.hpp). All randomness comes from counter-based splitmix64
 // streams keyed by (seed, purpose, index), so every value depends on the seed and its own index
 // only: the output is identical for any number of ranks or OpenMP threads.
-#include "lsgl/io/generate.hpp"
+#include "lsgl/pipeline/generate.hpp"
 
 #include <omp.h>
 
@@ -14,10 +14,10 @@
 
 #include "lsgl/graph/symmetrize.hpp"
 #include "lsgl/io/h5.hpp"
-#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 #include "lsgl/util/version.hpp"
 
 namespace lsgl {
@@ -30,25 +30,15 @@ using std::uint64_t;
 constexpr uint64_t kCentres = 1, kMixing = 2, kRow = 3, kSignal = 4, kEdge = 5, kCommunity = 6,
                    kPermutation = 7;
 
-// The splitmix64 output function (a bijection of 64-bit words).
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // A splitmix64 sequence started from a hash of (seed, purpose, index); normals by Box-Muller.
 // Portable: unlike std:: distributions it gives the same numbers with every standard library.
 class Rng {
  public:
   Rng(uint64_t seed, uint64_t purpose, uint64_t index)
-      : state_(mix(mix(mix(seed + 0x9e3779b97f4a7c15ULL) ^ purpose) ^ index)) {}
-  uint64_t next() {
-    state_ += 0x9e3779b97f4a7c15ULL;
-    return mix(state_);
-  }
+      : stream_(mix64(mix64(splitmix64(seed) ^ purpose) ^ index)) {}
+  uint64_t next() { return stream_.next(); }
   // Uniform in [0, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform() { return stream_.uniform(); }
   double normal() {
     if (has_spare_) {
       has_spare_ = false;
@@ -62,20 +52,10 @@ class Rng {
   }
 
  private:
-  uint64_t state_;
+  SplitMix64 stream_;
   double spare_ = 0.0;
   bool has_spare_ = false;
 };
-
-// Collective. Writes an HDF5 file through write_atomically (util/atomic_file.hpp).
-template <class Fn>
-void write_h5(MPI_Comm comm, const std::string& path, Fn&& write) {
-  write_atomically(comm, path, [&](const std::string& tmp) {
-    h5::File f = h5::create(comm, tmp);
-    write(f);
-    f.close();
-  });
-}
 
 void set_common_attrs(const h5::File& f, const std::string& kind, uint64_t seed) {
   h5::set_attr(f, "/", "kind", kind);
@@ -207,7 +187,7 @@ void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path
     }
   });
 
-  write_h5(comm, path, [&](const h5::File& f) {
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::write_2d(f, "/X", x, begin, p.n, p.d);
     h5::write_1d(f, "/labels", labels, begin, p.n);
     set_common_attrs(f, "blobs", p.seed);
@@ -285,7 +265,7 @@ void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string
     }
   });
 
-  write_h5(comm, path, [&](const h5::File& f) {
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::write_2d(f, "/X", x, begin, ab, p.signals);
     h5::write_2d(f, "/grid", grid, begin, ab, 2);
     set_common_attrs(f, "manifold", p.seed);
@@ -468,7 +448,7 @@ void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const 
     o << p.community_densities[c];
     dens += (c ? "," : "") + o.str();
   }
-  write_h5(comm, path, [&](const h5::File& f) {
+  write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/graph");
     const int64_t local_nnz = static_cast<int64_t>(rows.indices.size());
     const int64_t nnz_offset = exscan_sum(comm, local_nnz);

@@ -1,19 +1,16 @@
 #pragma once
-// Distributed selection and reproducible sums, used by the DPCD optimiser and the dense-subgraph
-// methods. Every result is independent of the number of ranks: candidates are ordered by a key
-// with the global index as the last word, and sums are taken in fixed point (integer addition is
-// associative), so no floating-point reduction order can change a selection.
+// Distributed selection, used by the DPCD optimiser, the dense-subgraph methods and hashing.
+// Every result is independent of the number of ranks: candidates are ordered by a key with the
+// global index as the last word, so ties are broken the same way on any number of ranks.
 #include <mpi.h>
 
 #include <array>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "lsgl/util/mpi.hpp"
 
-namespace lsgl::dpcd {
+namespace lsgl {
 
 // A total order on candidates: words compared lexicographically, larger is better. Word 2 holds
 // ~global_index, so among equal values the smaller global index wins.
@@ -24,7 +21,8 @@ struct SelectKey {
   std::int64_t index() const { return static_cast<std::int64_t>(~w[2]); }
 };
 
-// Order-preserving encodings of a double (-0.0 treated as 0.0, NaN not allowed) and of an int64.
+// Local. Order-preserving encodings of a double (-0.0 treated as 0.0, NaN not allowed) and of
+// an int64.
 std::uint64_t encode_double(double v);
 double decode_double(std::uint64_t k);
 inline std::uint64_t encode_int(std::int64_t v) {
@@ -33,8 +31,8 @@ inline std::uint64_t encode_int(std::int64_t v) {
 inline std::int64_t decode_int(std::uint64_t k) {
   return static_cast<std::int64_t>(k ^ (std::uint64_t(1) << 63));
 }
-// Key of (primary, secondary, index): larger primary first, then larger secondary, then smaller
-// index.
+// Local. Key of (primary, secondary, index): larger primary first, then larger secondary, then
+// smaller index.
 inline SelectKey make_key(std::uint64_t primary, std::uint64_t secondary, std::int64_t index) {
   return SelectKey{{primary, secondary, ~static_cast<std::uint64_t>(index)}};
 }
@@ -60,27 +58,4 @@ std::array<double, 2> smallest_pair_at(MPI_Comm comm, const std::vector<double>&
 // small selections (pools of the neighbourhood search, the k-th element).
 std::vector<SelectKey> allgather_keys(MPI_Comm comm, const std::vector<SelectKey>& local);
 
-using ::lsgl::allgather_items;  // lsgl/util/mpi.hpp
-
-// Fixed-point summation: values are rounded to multiples of 2^-bits, where bits is chosen from a
-// global bound on |value| and on the number of terms so that no int64 overflows; the per-rank
-// partial sums are exact integers, so the result does not depend on the number of ranks.
-class ReproducibleSum {
- public:
-  // Every rank passes the same bound and term count (e.g. after an all-reduce).
-  ReproducibleSum(double max_abs, std::int64_t max_terms);
-  // Rounds v to the nearest multiple of 2^-bits (ties to even) and adds it exactly.
-  void add(double v) { acc_ += static_cast<std::int64_t>(std::nearbyint(v * scale_)); }
-  // Collective. The global sum.
-  double result(MPI_Comm comm) const;
-
- private:
-  int bits_ = 0;
-  double scale_ = 1.0;  // 2^bits_ (exact)
-  std::int64_t acc_ = 0;
-};
-
-// Collective. Global maximum of a double.
-double allreduce_max_double(MPI_Comm comm, double v);
-
-}  // namespace lsgl::dpcd
+}  // namespace lsgl

@@ -1,11 +1,12 @@
 #pragma once
-// Small dense linear algebra for hashing (r x r, r x c and d x d systems), on LAPACK from
-// OpenBLAS. Everything here is local (not collective): every rank calls it on the same,
-// already reduced matrices and gets the same result.
+// Small dense linear algebra (the r x r, r x c and d x d systems of hashing, the d x d
+// covariance of the locality order), on LAPACK from OpenBLAS. Everything here is local (not
+// collective): every rank calls it on the same, already reduced matrices and gets the same
+// result.
 #include <cstdint>
 #include <vector>
 
-namespace lsgl::hash {
+namespace lsgl {
 
 // Row-major dense matrix of doubles.
 struct Mat {
@@ -36,4 +37,4 @@ Mat polar_orthogonal(const Mat& M);
 Mat multiply(const Mat& A, const Mat& B);
 Mat multiply_at_b(const Mat& A, const Mat& B);
 
-}  // namespace lsgl::hash
+}  // namespace lsgl

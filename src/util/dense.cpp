@@ -1,5 +1,5 @@
 // Small dense linear algebra on LAPACK (OpenBLAS ships it).
-#include "lsgl/hash/dense.hpp"
+#include "lsgl/util/dense.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,7 @@ void dgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, do
              double* work, const int* lwork, int* info);
 }
 
-namespace lsgl::hash {
+namespace lsgl {
 
 namespace {
 
@@ -147,4 +147,4 @@ Mat multiply_at_b(const Mat& A, const Mat& B) {
   return C;
 }
 
-}  // namespace lsgl::hash
+}  // namespace lsgl

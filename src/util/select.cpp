@@ -1,13 +1,14 @@
-// Distributed radix selection and fixed-point sums (see select.hpp).
-#include "lsgl/dpcd/select.hpp"
+// Distributed radix selection (see select.hpp).
+#include "lsgl/util/select.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "lsgl/util/mpi.hpp"
 
-namespace lsgl::dpcd {
+namespace lsgl {
 
 std::uint64_t encode_double(double v) {
   if (v == 0.0) v = 0.0;  // -0.0 -> +0.0
@@ -155,27 +156,4 @@ std::vector<SelectKey> allgather_keys(MPI_Comm comm, const std::vector<SelectKey
   return all;
 }
 
-ReproducibleSum::ReproducibleSum(double max_abs, std::int64_t max_terms) {
-  // Choose bits so that max_terms * max_abs * 2^bits < 2^62.
-  const double t = static_cast<double>(std::max<std::int64_t>(max_terms, 1));
-  if (!(max_abs > 0) || !std::isfinite(max_abs)) {
-    bits_ = 0;
-    return;
-  }
-  const int e = std::ilogb(max_abs) + 1 + std::ilogb(t) + 1;  // max_abs * t < 2^e
-  bits_ = 62 - e;
-  scale_ = std::ldexp(1.0, bits_);
-}
-
-double ReproducibleSum::result(MPI_Comm comm) const {
-  const std::int64_t s = allreduce_sum(comm, acc_);
-  return std::ldexp(static_cast<double>(s), -bits_);
-}
-
-double allreduce_max_double(MPI_Comm comm, double v) {
-  double out = v;
-  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return out;
-}
-
-}  // namespace lsgl::dpcd
+}  // namespace lsgl
