@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -56,6 +58,171 @@ double binomial(int n, int t) {
   return r;
 }
 
+// Enumerates the t-subsets of [0, n) in lexicographic order.
+void for_subsets(int n, int t, const std::function<void(const std::vector<int>&)>& fn) {
+  if (t > n) return;
+  std::vector<int> c(t);
+  for (int i = 0; i < t; ++i) c[i] = i;
+  while (true) {
+    fn(c);
+    int i = t - 1;
+    while (i >= 0 && c[i] == n - t + i) --i;
+    if (i < 0) return;
+    ++c[i];
+    for (int j = i + 1; j < t; ++j) c[j] = c[j - 1] + 1;
+  }
+}
+
+// The search over the moves of a neighbourhood search inside the pooled candidates: a of the
+// first side (pool positions [0, a)), and for a fixed count b of the second side ([a, a + b));
+// a move is a set of pool positions (for a fixed count, t of each side). Moves are scored by the
+// flip model (single and pair changes of f) and the best one, and the first of change zero
+// (plateau), are kept.
+class MoveSearch {
+ public:
+  MoveSearch(int a, int b, bool fixed, std::vector<double> single, std::vector<double> pair)
+      : a_(a), b_(b), s_(a + b), fixed_(fixed), single_(std::move(single)),
+        pair_(std::move(pair)) {}
+
+  // All moves of up to m steps when there are at most `limit`, else all single moves, a greedy
+  // chain from the best one and `samples` random moves of 1..m steps (drawn from `seed`).
+  void run(int m, std::int64_t limit, int samples, std::uint64_t seed) {
+    if (moves(m) <= static_cast<double>(limit)) {
+      exhaustive(m);
+      return;
+    }
+    singles();
+    greedy_chain(m);
+    SplitMix64 rng = search_rng(seed);
+    sample(m, samples, rng);
+  }
+  // The best move when it lowers f by more than the rounding of f0.
+  bool improving(double f0) const {
+    return !best_move_.empty() && best_ < -1e-12 * std::max(1.0, std::fabs(f0));
+  }
+  const std::vector<int>& best_move() const { return best_move_; }
+  const std::vector<int>& plateau_move() const { return plateau_move_; }
+
+ private:
+  // Change of f by the flips of move T (flip model).
+  double delta(const std::vector<int>& T) const {
+    double d = 0.0;
+    for (std::size_t u = 0; u < T.size(); ++u) {
+      d += single_[T[u]];
+      for (std::size_t v = u + 1; v < T.size(); ++v) {
+        const int i = std::min(T[u], T[v]), j = std::max(T[u], T[v]);
+        d += pair_[static_cast<std::size_t>(i) * s_ + j];
+      }
+    }
+    return d;
+  }
+  void consider(const std::vector<int>& T) {
+    const double d = delta(T);
+    if (d < best_ || (best_move_.empty() && d < 0)) {
+      best_ = d;
+      best_move_ = T;
+    } else if (d == 0.0 && plateau_move_.empty()) {
+      plateau_move_ = T;
+    }
+  }
+  // Number of moves of up to m steps.
+  double moves(int m) const {
+    double n = 0.0;
+    for (int t = 1; t <= m; ++t) n += fixed_ ? binomial(a_, t) * binomial(b_, t) : binomial(a_, t);
+    return n;
+  }
+  void exhaustive(int m) {
+    for (int t = 1; t <= m; ++t) {
+      if (fixed_) {
+        for_subsets(a_, t, [&](const std::vector<int>& ca) {
+          for_subsets(b_, t, [&](const std::vector<int>& cb) {
+            std::vector<int> T(ca);
+            for (int j : cb) T.push_back(a_ + j);
+            consider(T);
+          });
+        });
+      } else {
+        for_subsets(a_, t, [&](const std::vector<int>& c) { consider(c); });
+      }
+    }
+  }
+  void singles() {
+    if (fixed_) {
+      for (int i = 0; i < a_; ++i)
+        for (int j = 0; j < b_; ++j) consider({i, a_ + j});
+    } else {
+      for (int i = 0; i < a_; ++i) consider({i});
+    }
+  }
+  // The best move extending `chain` by one step (the first of the smallest delta); false when
+  // no step is left.
+  bool best_extension(const std::vector<int>& chain, std::vector<int>& bt) const {
+    double bd = 0.0;
+    bool found = false;
+    auto in_chain = [&](int v) { return std::find(chain.begin(), chain.end(), v) != chain.end(); };
+    auto offer = [&](const std::vector<int>& T) {
+      const double d = delta(T);
+      if (!found || d < bd) {
+        bd = d;
+        bt = T;
+        found = true;
+      }
+    };
+    for (int i = 0; i < a_; ++i) {
+      if (in_chain(i)) continue;
+      if (!fixed_) {
+        std::vector<int> T(chain);
+        T.push_back(i);
+        offer(T);
+        continue;
+      }
+      for (int j = 0; j < b_; ++j) {
+        if (in_chain(a_ + j)) continue;
+        std::vector<int> T(chain);
+        T.push_back(i);
+        T.push_back(a_ + j);
+        offer(T);
+      }
+    }
+    return found;
+  }
+  // From the best move so far, adds the best step while the move has fewer than m steps.
+  void greedy_chain(int m) {
+    std::vector<int> chain = best_move_;
+    while (!chain.empty() && static_cast<int>(chain.size()) < (fixed_ ? 2 * m : m)) {
+      std::vector<int> bt;
+      if (!best_extension(chain, bt)) break;
+      chain = bt;
+      consider(chain);
+    }
+  }
+  void sample(int m, int samples, SplitMix64& rng) {
+    std::vector<int> pa(a_), pb(b_);
+    for (int sidx = 0; sidx < samples; ++sidx) {
+      const int t = 1 + static_cast<int>(rng.below(static_cast<std::size_t>(m)));
+      if (t > a_ || (fixed_ && t > b_)) continue;
+      for (int i = 0; i < a_; ++i) pa[i] = i;
+      for (int i = 0; i < b_; ++i) pb[i] = i;
+      std::vector<int> T;
+      for (int i = 0; i < t; ++i) {
+        std::swap(pa[i], pa[i + rng.below(static_cast<std::size_t>(a_ - i))]);
+        T.push_back(pa[i]);
+        if (fixed_) {
+          std::swap(pb[i], pb[i + rng.below(static_cast<std::size_t>(b_ - i))]);
+          T.push_back(a_ + pb[i]);
+        }
+      }
+      consider(T);
+    }
+  }
+
+  int a_, b_, s_;
+  bool fixed_;
+  std::vector<double> single_, pair_;
+  double best_ = 0.0;
+  std::vector<int> best_move_, plateau_move_;
+};
+
 class Runner {
  public:
   Runner(Problem& p, const Options& o) : p_(p), o_(o), comm_(p.comm()) {}
@@ -80,6 +247,16 @@ class Runner {
   bool principal_update();                           // [DPCD] Alg. 1, one update
   bool attempt(const std::vector<std::int64_t>& flips, double f0);
   bool neighbourhood_search();                       // [DPCD] Alg. 1, m-neighbours
+  // Pooled candidates of a neighbourhood search: global indices, a of the first side then b of
+  // the second (fixed count only).
+  struct Pool {
+    std::vector<std::int64_t> idx;
+    int a = 0, b = 0;
+  };
+  void local_candidates(std::vector<SelectKey>& kp, std::vector<SelectKey>& km) const;
+  std::vector<SelectKey> global_top(const std::vector<SelectKey>& keys);  // collective
+  Pool pooled_candidates();                                              // collective
+  bool apply_move(const Pool& pool, const std::vector<int>& move, bool improving, double f0);
 
   Problem& p_;
   const Options& o_;
@@ -324,19 +501,15 @@ bool Runner::principal_update() {
   return false;
 }
 
-// Neighbourhood search: the best point among the m-neighbours reachable inside pools of
-// candidates (Omega_r: the ns_pool +1 entries of largest g and the ns_pool -1 entries of
-// smallest g; Omega_{-1}: the ns_pool entries of largest x_i g_i), enumerated when there are at
-// most ns_exhaustive_limit moves, else sampled. Moves to it if it lowers f.
-bool Runner::neighbourhood_search() {
-  ++rep_.ns_runs;
+// Local top ns_pool per side (the global top lies in their union), kept in small min-heaps:
+// kp holds the +1 side (or all entries for Omega_{-1}), km the -1 side. Frozen entries are
+// left out.
+void Runner::local_candidates(std::vector<SelectKey>& kp, std::vector<SelectKey>& km) const {
   const auto& g = p_.gradient();
   const auto& x = p_.x();
   const std::int64_t b = p_.begin(), nloc = static_cast<std::int64_t>(g.size());
   const bool fixed = o_.domain == Domain::kFixedCount;
-  // Local top ns_pool per side (the global top lies in their union), kept in small min-heaps.
   const std::size_t C = static_cast<std::size_t>(o_.ns_pool);
-  std::vector<SelectKey> kp, km;
   auto offer = [C](std::vector<SelectKey>& h, const SelectKey& k) {
     auto greater = [](const SelectKey& a, const SelectKey& c) { return c < a; };
     if (h.size() < C) {
@@ -363,153 +536,41 @@ bool Runner::neighbourhood_search() {
     offer(h, make_key(encode_double(v), 0, b + i));
     (plus_side ? fp : fm) = floor_of(h);
   }
-  auto pool = [&](const std::vector<SelectKey>& keys) {
-    const std::vector<char> mask = select_top(comm_, keys, o_.ns_pool);
-    std::vector<SelectKey> sel;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (mask[i]) sel.push_back(keys[i]);
-    return allgather_keys(comm_, sel);
-  };
-  const std::vector<SelectKey> A = pool(kp);
-  const std::vector<SelectKey> B = fixed ? pool(km) : std::vector<SelectKey>{};
-  const int a = static_cast<int>(A.size()), bb = static_cast<int>(B.size());
-  if (a == 0 || (fixed && bb == 0)) return false;
-  std::vector<std::int64_t> idx;
-  for (const auto& k : A) idx.push_back(k.index());
-  for (const auto& k : B) idx.push_back(k.index());
-  const int s = static_cast<int>(idx.size());
-  std::vector<double> single, pair;
-  p_.flip_model(idx, single, pair);
-  auto delta = [&](const std::vector<int>& T) {
-    double d = 0.0;
-    for (std::size_t u = 0; u < T.size(); ++u) {
-      d += single[T[u]];
-      for (std::size_t v = u + 1; v < T.size(); ++v) {
-        const int i = std::min(T[u], T[v]), j = std::max(T[u], T[v]);
-        d += pair[static_cast<std::size_t>(i) * s + j];
-      }
-    }
-    return d;
-  };
-  double best = 0.0;
-  std::vector<int> best_move, plateau_move;
-  auto consider = [&](const std::vector<int>& T) {
-    const double d = delta(T);
-    if (d < best || (best_move.empty() && d < 0)) {
-      best = d;
-      best_move = T;
-    } else if (d == 0.0 && plateau_move.empty()) {
-      plateau_move = T;
-    }
-  };
-  const int m = std::max(1, o_.ns_m);
-  // Number of moves in the pooled neighbourhood.
-  double moves = 0.0;
-  for (int t = 1; t <= m; ++t)
-    moves += fixed ? binomial(a, t) * binomial(bb, t) : binomial(a, t);
-  // Enumerates the t-subsets of [0, n) in lexicographic order.
-  auto for_subsets = [](int n, int t, const std::function<void(const std::vector<int>&)>& fn) {
-    if (t > n) return;
-    std::vector<int> c(t);
-    for (int i = 0; i < t; ++i) c[i] = i;
-    while (true) {
-      fn(c);
-      int i = t - 1;
-      while (i >= 0 && c[i] == n - t + i) --i;
-      if (i < 0) return;
-      ++c[i];
-      for (int j = i + 1; j < t; ++j) c[j] = c[j - 1] + 1;
-    }
-  };
-  if (moves <= static_cast<double>(o_.ns_exhaustive_limit)) {
-    for (int t = 1; t <= m; ++t) {
-      if (fixed) {
-        for_subsets(a, t, [&](const std::vector<int>& ca) {
-          for_subsets(bb, t, [&](const std::vector<int>& cb) {
-            std::vector<int> T(ca);
-            for (int j : cb) T.push_back(a + j);
-            consider(T);
-          });
-        });
-      } else {
-        for_subsets(a, t, [&](const std::vector<int>& c) { consider(c); });
-      }
-    }
-  } else {
-    // All single moves, a greedy chain from the best, then random moves of 1..m.
-    std::vector<int> chain;
-    if (fixed) {
-      for (int i = 0; i < a; ++i)
-        for (int j = 0; j < bb; ++j) consider({i, a + j});
-    } else {
-      for (int i = 0; i < a; ++i) consider({i});
-    }
-    chain = best_move;
-    while (!chain.empty() && static_cast<int>(chain.size()) < (fixed ? 2 * m : m)) {
-      double bd = 0.0;
-      std::vector<int> bt;
-      bool found = false;
-      auto in_chain = [&](int v) { return std::find(chain.begin(), chain.end(), v) != chain.end(); };
-      if (fixed) {
-        for (int i = 0; i < a; ++i) {
-          if (in_chain(i)) continue;
-          for (int j = 0; j < bb; ++j) {
-            if (in_chain(a + j)) continue;
-            std::vector<int> T(chain);
-            T.push_back(i);
-            T.push_back(a + j);
-            const double d = delta(T);
-            if (!found || d < bd) {
-              bd = d;
-              bt = T;
-              found = true;
-            }
-          }
-        }
-      } else {
-        for (int i = 0; i < a; ++i) {
-          if (in_chain(i)) continue;
-          std::vector<int> T(chain);
-          T.push_back(i);
-          const double d = delta(T);
-          if (!found || d < bd) {
-            bd = d;
-            bt = T;
-            found = true;
-          }
-        }
-      }
-      if (!found) break;
-      chain = bt;
-      consider(chain);
-    }
-    SplitMix64 rng = search_rng(o_.seed * 1000003ULL + static_cast<std::uint64_t>(rep_.ns_runs));
-    std::vector<int> pa(a), pb(bb);
-    for (int sidx = 0; sidx < o_.ns_samples; ++sidx) {
-      const int t = 1 + static_cast<int>(rng.below(static_cast<std::size_t>(m)));
-      if (t > a || (fixed && t > bb)) continue;
-      for (int i = 0; i < a; ++i) pa[i] = i;
-      for (int i = 0; i < bb; ++i) pb[i] = i;
-      std::vector<int> T;
-      for (int i = 0; i < t; ++i) {
-        std::swap(pa[i], pa[i + rng.below(static_cast<std::size_t>(a - i))]);
-        T.push_back(pa[i]);
-        if (fixed) {
-          std::swap(pb[i], pb[i + rng.below(static_cast<std::size_t>(bb - i))]);
-          T.push_back(a + pb[i]);
-        }
-      }
-      consider(T);
-    }
-  }
-  const double f0 = p_.objective();
-  const bool improving = !best_move.empty() && best < -1e-12 * std::max(1.0, std::fabs(f0));
-  const bool plateau = !improving && !plateau_move.empty() && rep_.plateau_moves < o_.ns_plateau;
-  if (!improving && !plateau) return false;
-  const std::vector<int>& move = improving ? best_move : plateau_move;
+}
+
+// The global top ns_pool of the keys, on every rank.
+std::vector<SelectKey> Runner::global_top(const std::vector<SelectKey>& keys) {
+  const std::vector<char> mask = select_top(comm_, keys, o_.ns_pool);
+  std::vector<SelectKey> sel;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (mask[i]) sel.push_back(keys[i]);
+  return allgather_keys(comm_, sel);
+}
+
+// Omega_r: the ns_pool +1 entries of largest g and the ns_pool -1 entries of smallest g;
+// Omega_{-1}: the ns_pool entries of largest x_i g_i.
+Runner::Pool Runner::pooled_candidates() {
+  const bool fixed = o_.domain == Domain::kFixedCount;
+  std::vector<SelectKey> kp, km;
+  local_candidates(kp, km);
+  const std::vector<SelectKey> A = global_top(kp);
+  const std::vector<SelectKey> B = fixed ? global_top(km) : std::vector<SelectKey>{};
+  Pool pool;
+  pool.a = static_cast<int>(A.size());
+  pool.b = static_cast<int>(B.size());
+  for (const auto& k : A) pool.idx.push_back(k.index());
+  for (const auto& k : B) pool.idx.push_back(k.index());
+  return pool;
+}
+
+// Flips the pool entries of `move`: an improving move is kept if f decreased (attempt); a
+// plateau move unless f rose (the model is exact for quadratic f), and its entries are frozen.
+bool Runner::apply_move(const Pool& pool, const std::vector<int>& move, bool improving,
+                        double f0) {
+  const std::int64_t b = p_.begin(), nloc = static_cast<std::int64_t>(p_.x().size());
   std::vector<std::int64_t> flips;
   for (int t : move) {
-    const std::int64_t gi = idx[t];
+    const std::int64_t gi = pool.idx[t];
     if (gi >= b && gi < b + nloc) flips.push_back(gi - b);
   }
   if (improving) {
@@ -526,9 +587,30 @@ bool Runner::neighbourhood_search() {
   }
   rep_.flips += allreduce_sum(comm_, static_cast<std::int64_t>(flips.size()));
   ++rep_.plateau_moves;
-  for (int t : move) frozen_.push_back(idx[t]);
+  for (int t : move) frozen_.push_back(pool.idx[t]);
   std::sort(frozen_.begin(), frozen_.end());
   return true;
+}
+
+// Neighbourhood search: the best point among the m-neighbours reachable inside pools of
+// candidates (pooled_candidates), enumerated when there are at most ns_exhaustive_limit moves,
+// else sampled (MoveSearch). Moves to it if it lowers f.
+bool Runner::neighbourhood_search() {
+  ++rep_.ns_runs;
+  const bool fixed = o_.domain == Domain::kFixedCount;
+  const Pool pool = pooled_candidates();
+  if (pool.a == 0 || (fixed && pool.b == 0)) return false;
+  std::vector<double> single, pair;
+  p_.flip_model(pool.idx, single, pair);
+  MoveSearch search(pool.a, pool.b, fixed, std::move(single), std::move(pair));
+  search.run(std::max(1, o_.ns_m), o_.ns_exhaustive_limit, o_.ns_samples,
+             o_.seed * 1000003ULL + static_cast<std::uint64_t>(rep_.ns_runs));
+  const double f0 = p_.objective();
+  const bool improving = search.improving(f0);
+  const bool plateau =
+      !improving && !search.plateau_move().empty() && rep_.plateau_moves < o_.ns_plateau;
+  if (!improving && !plateau) return false;
+  return apply_move(pool, improving ? search.best_move() : search.plateau_move(), improving, f0);
 }
 
 Report Runner::run(const IterationHook& hook) {
