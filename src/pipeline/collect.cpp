@@ -271,34 +271,47 @@ void check_one_output_per_task(const std::vector<std::string>& outputs) {
   }
 }
 
-CollectReport collect_on_root(const CollectOptions& o) {
-  const std::vector<std::string> outputs = expand(o.outputs);
-  const std::vector<std::string> logs = expand(o.logs);
+// Throws when the CSV would overwrite an input or when two outputs carry the same task number.
+void check_inputs(const CollectOptions& o, const std::vector<std::string>& outputs,
+                  const std::vector<std::string>& logs) {
   check_csv_is_not_an_input(o.csv, outputs);
   check_csv_is_not_an_input(o.csv, logs);
   if (!o.table.empty()) check_csv_is_not_an_input(o.csv, {o.table});
   check_one_output_per_task(outputs);
-  Table table;
-  if (!o.table.empty()) table = read_table(o.table);
-  if (outputs.empty() && logs.empty() && o.expect < 0 && o.table.empty())
-    throw std::runtime_error("no file matches --outputs and nothing is expected (--expect)");
+}
 
+// The existing logs by task number.
+std::map<std::int64_t, std::string> logs_by_task(const std::vector<std::string>& logs) {
   std::map<std::int64_t, std::string> log_of;
   for (const auto& l : logs) {
     const std::int64_t t = task_number(l);
     if (t >= 0 && exists(l)) log_of[t] = l;  // sorted names: the last one wins
   }
-  std::set<std::int64_t> expected;
-  for (std::int64_t t = 0; t < o.expect; ++t) expected.insert(t);
-  for (std::size_t t = 0; t < table.rows.size(); ++t) expected.insert(static_cast<std::int64_t>(t));
-  for (const auto& [t, l] : log_of) expected.insert(t);
+  return log_of;
+}
 
-  struct Item {
-    CollectTask task;
-    Row row;
-  };
+// Tasks 0..expect-1, one per sweep table row, and one per log.
+std::set<std::int64_t> expected_tasks(std::int64_t expect, std::size_t table_rows,
+                                      const std::map<std::int64_t, std::string>& log_of) {
+  std::set<std::int64_t> expected;
+  for (std::int64_t t = 0; t < expect; ++t) expected.insert(t);
+  for (std::size_t t = 0; t < table_rows; ++t) expected.insert(static_cast<std::int64_t>(t));
+  for (const auto& [t, l] : log_of) expected.insert(t);
+  return expected;
+}
+
+// One line of the CSV: the task and the attributes of its output.
+struct Item {
+  CollectTask task;
+  Row row;
+};
+
+// One item per output file (ok, missing or unreadable), then one per expected task without an
+// output (missing). `attr_order` receives the attribute names in the order first seen.
+std::vector<Item> read_outputs(const std::vector<std::string>& outputs,
+                               const std::set<std::int64_t>& expected,
+                               std::vector<std::string>& attr_order) {
   std::vector<Item> items;
-  std::vector<std::string> attr_order;
   std::set<std::int64_t> seen;
   for (const auto& path : outputs) {
     Item it;
@@ -326,39 +339,53 @@ CollectReport collect_on_root(const CollectOptions& o) {
     it.task.status = "missing";
     items.push_back(std::move(it));
   }
-  // Logs: exit codes and errors; a non-zero exit makes the task failed.
+  return items;
+}
+
+// The exit code and error of task c from its log; a non-zero exit makes the task failed.
+void apply_log(CollectTask& c, const std::string& log) {
+  c.log = log;
+  const LogInfo info = read_log(c.log);
+  c.exit_code = info.exit_code;
+  if (info.exit_code > 0) {
+    c.status = "failed";
+    c.error = info.exit_code == 75
+                  ? "interrupted and checkpointed (exit code 75): resume from its checkpoint"
+                  : (info.error.empty() ? "exit code " + std::to_string(info.exit_code)
+                                        : info.error);
+    if (!c.output.empty() && exists(c.output)) c.error += " (the output is from an earlier run)";
+  } else if (c.status == "missing" && c.error.empty()) {
+    c.error = info.exit_code == 0
+                  ? "exit code 0 but no output file"
+                  : (info.error.empty() ? "no exit code in the log (running, or killed)"
+                                        : info.error);
+  }
+}
+
+// Logs: exit codes and errors of the tasks that have one.
+void attach_logs(std::vector<Item>& items, const std::map<std::int64_t, std::string>& log_of) {
   for (auto& it : items) {
     CollectTask& c = it.task;
     const auto l = c.task >= 0 ? log_of.find(c.task) : log_of.end();
-    if (l != log_of.end()) {
-      c.log = l->second;
-      const LogInfo info = read_log(c.log);
-      c.exit_code = info.exit_code;
-      if (info.exit_code > 0) {
-        c.status = "failed";
-        c.error = info.exit_code == 75
-                      ? "interrupted and checkpointed (exit code 75): resume from its checkpoint"
-                      : (info.error.empty() ? "exit code " + std::to_string(info.exit_code)
-                                            : info.error);
-        if (!c.output.empty() && exists(c.output)) c.error += " (the output is from an earlier run)";
-      } else if (c.status == "missing" && c.error.empty()) {
-        c.error = info.exit_code == 0
-                      ? "exit code 0 but no output file"
-                      : (info.error.empty() ? "no exit code in the log (running, or killed)"
-                                            : info.error);
-      }
-    } else if (c.status == "missing" && c.error.empty()) {
+    if (l != log_of.end())
+      apply_log(c, l->second);
+    else if (c.status == "missing" && c.error.empty())
       c.error = "no output file and no log";
-    }
   }
+}
+
+// By task number, tasks without a number last (stable).
+void sort_by_task(std::vector<Item>& items) {
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     const auto ka = a.task.task < 0 ? INT64_MAX : a.task.task;
     const auto kb = b.task.task < 0 ? INT64_MAX : b.task.task;
     return ka < kb;
   });
+}
 
-  // Columns: task, status, exit_code, output, log, error, the sweep table's columns (sweep.*),
-  // the attributes (front list first), then the configuration (config.*).
+// Attribute columns: the front list first, the other attributes in the order first seen, then
+// the configuration (config.*, sorted).
+std::vector<std::string> attribute_columns(const std::vector<std::string>& attr_order) {
   std::vector<std::string> columns;
   std::set<std::string> attr_set(attr_order.begin(), attr_order.end());
   for (const char* c : kFront)
@@ -371,31 +398,63 @@ CollectReport collect_on_root(const CollectOptions& o) {
     if (c.rfind("config.", 0) == 0) config_cols.push_back(c);
   std::sort(config_cols.begin(), config_cols.end());
   columns.insert(columns.end(), config_cols.begin(), config_cols.end());
+  return columns;
+}
 
+// One CSV line (with its newline): task, status, exit_code, output, log, error, the task's
+// sweep table row, then the attribute columns.
+std::string csv_line(const Item& it, const Table& table, const std::vector<std::string>& columns) {
+  const CollectTask& c = it.task;
+  std::string text = (c.task >= 0 ? std::to_string(c.task) : "") + "," + c.status + "," +
+                     (c.exit_code >= 0 ? std::to_string(c.exit_code) : "") + "," +
+                     csv_field(c.output) + "," + csv_field(c.log) + "," + csv_field(c.error);
+  for (std::size_t j = 0; j < table.columns.size(); ++j) {
+    const bool has = c.task >= 0 && c.task < static_cast<std::int64_t>(table.rows.size());
+    text += "," + (has ? csv_field(table.rows[c.task][j]) : std::string());
+  }
+  for (const auto& col : columns) {
+    const auto v = it.row.find(col);
+    text += "," + (v == it.row.end() ? std::string() : csv_field(v->second));
+  }
+  return text + "\n";
+}
+
+// Adds task c to the report and to its status count.
+void count(CollectReport& report, const CollectTask& c) {
+  if (c.status == "ok") ++report.ok;
+  else if (c.status == "failed") ++report.failed;
+  else if (c.status == "missing") ++report.missing;
+  else ++report.unreadable;
+  report.tasks.push_back(c);
+}
+
+CollectReport collect_on_root(const CollectOptions& o) {
+  const std::vector<std::string> outputs = expand(o.outputs);
+  const std::vector<std::string> logs = expand(o.logs);
+  check_inputs(o, outputs, logs);
+  Table table;
+  if (!o.table.empty()) table = read_table(o.table);
+  if (outputs.empty() && logs.empty() && o.expect < 0 && o.table.empty())
+    throw std::runtime_error("no file matches --outputs and nothing is expected (--expect)");
+
+  const std::map<std::int64_t, std::string> log_of = logs_by_task(logs);
+  std::vector<std::string> attr_order;
+  std::vector<Item> items =
+      read_outputs(outputs, expected_tasks(o.expect, table.rows.size(), log_of), attr_order);
+  attach_logs(items, log_of);
+  sort_by_task(items);
+
+  // Columns: task, status, exit_code, output, log, error, the sweep table's columns (sweep.*),
+  // the attributes (front list first), then the configuration (config.*).
+  const std::vector<std::string> columns = attribute_columns(attr_order);
   std::string text = "task,status,exit_code,output,log,error";
   for (const auto& c : table.columns) text += "," + csv_field("sweep." + c);
   for (const auto& c : columns) text += "," + csv_field(c);
   text += "\n";
   CollectReport report;
   for (const auto& it : items) {
-    const CollectTask& c = it.task;
-    text += (c.task >= 0 ? std::to_string(c.task) : "") + "," + c.status + "," +
-            (c.exit_code >= 0 ? std::to_string(c.exit_code) : "") + "," + csv_field(c.output) +
-            "," + csv_field(c.log) + "," + csv_field(c.error);
-    for (std::size_t j = 0; j < table.columns.size(); ++j) {
-      const bool has = c.task >= 0 && c.task < static_cast<std::int64_t>(table.rows.size());
-      text += "," + (has ? csv_field(table.rows[c.task][j]) : std::string());
-    }
-    for (const auto& col : columns) {
-      const auto v = it.row.find(col);
-      text += "," + (v == it.row.end() ? std::string() : csv_field(v->second));
-    }
-    text += "\n";
-    if (c.status == "ok") ++report.ok;
-    else if (c.status == "failed") ++report.failed;
-    else if (c.status == "missing") ++report.missing;
-    else ++report.unreadable;
-    report.tasks.push_back(c);
+    text += csv_line(it, table, columns);
+    count(report, it.task);
   }
 
   // Written through a unique temporary file renamed on success: a failed write leaves no
