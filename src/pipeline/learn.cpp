@@ -7,13 +7,14 @@
 
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/graph/locality_order.hpp"
+#include "lsgl/io/attributes.hpp"
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/metric.hpp"
 #include "lsgl/learn/model.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/phase.hpp"
-#include "lsgl/util/version.hpp"
 
 namespace lsgl {
 
