@@ -26,4 +26,4 @@ if ((${#missing[@]})); then
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j "$(nproc)"
+cmake --build build -j "$(getconf _NPROCESSORS_ONLN)"

@@ -11,7 +11,7 @@ case "${1:-}" in
     ;;
 esac
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLSGL_BENCHMARKS=ON > /dev/null
-cmake --build build -j "$(nproc)" > /dev/null
+cmake --build build -j "$(getconf _NPROCESSORS_ONLN)" > /dev/null
 source jobs/env.sh
 work=${BENCH_DIR:-/tmp/lsgl-bench}
 mkdir -p "$work"

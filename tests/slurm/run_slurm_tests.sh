@@ -76,7 +76,7 @@ trap cleanup EXIT
 
 # --- the cluster --------------------------------------------------------------------------------
 host=$(hostname -s)
-cpus=$(nproc)
+cpus=$(getconf _NPROCESSORS_ONLN)  # not nproc: it follows OMP_NUM_THREADS, which jobs/env.sh sets to 1
 port=$((20000 + RANDOM % 20000))
 mungekey -c -k "$tmp/munge/munge.key" || { echo "FAIL: mungekey"; exit 1; }
 munged --force --key-file="$tmp/munge/munge.key" --socket="$tmp/munge/munge.socket" \
