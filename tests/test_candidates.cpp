@@ -237,15 +237,18 @@ TEST(Candidates, SmallBlocksAllEngines) {
   const Data data = gauss_data(13, 3);
   const std::vector<float> all = data.all();
   const LocalRows rows = data.block(MPI_COMM_WORLD);
-  for (const char* engine : {"exact", "flann", "hnsw"}) {
+  for (const char* engine : {"exact", "voronoi", "flann", "hnsw"}) {
     for (int threads : {1, 2}) {
       AnnParams p;
       p.engine = engine;
       p.threads = threads;
+      p.cell_rows = 2;
       for (int m : {1, 5, 12}) {
         const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
         expect_valid(data, all, rows, c, m);
-        if (m == 12 || p.engine == "exact") expect_exact(data, all, rows, c, m);
+        if (m == 12 || p.engine == "exact" || p.engine == "voronoi") {
+          expect_exact(data, all, rows, c, m);
+        }
       }
     }
   }
@@ -331,7 +334,7 @@ TEST(Candidates, CollectiveErrors) {
   const Data data = gauss_data(10, 3);
   const LocalRows rows = data.block(MPI_COMM_WORLD);
   AnnParams p;
-  for (const char* engine : {"exact", "hnsw", "flann"}) {
+  for (const char* engine : {"exact", "voronoi", "hnsw", "flann"}) {
     p.engine = engine;
     try {
       lsgl::find_candidates(MPI_COMM_WORLD, rows, 10, p);
@@ -349,6 +352,10 @@ TEST(Candidates, CollectiveErrors) {
   EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
   p.route = "partition";
   p.cells_per_rank = 0;
+  EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
+  p.cells_per_rank = 16;
+  p.engine = "voronoi";
+  p.cell_rows = 0;
   EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
 }
 
@@ -392,7 +399,7 @@ TEST(Candidates, PartitionRouteIsExactOnHardData) {
         p.route = "partition";
         p.cells_per_rank = cells;
         p.threads = threads;
-        if (threads == 2) p.round_bytes = 64;  // 1 to 3 rows per round
+        if (threads == 2) p.round_bytes = 2000;  // 1 to 3 rows per peer and round
         const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
         ASSERT_EQ(c.report.route, "partition");
         expect_valid(data, all, rows, c, m);
@@ -488,6 +495,46 @@ TEST(Candidates, Describe) {
   EXPECT_EQ(p.describe(), "flann kdtree trees=4 checks=256 threads=1");
   p.engine = "exact";
   EXPECT_EQ(p.describe(), "exact");
+  p.engine = "voronoi";
+  EXPECT_EQ(p.describe(), "voronoi cell_rows=2048 threads=1");
+}
+
+// Clustered rows far from the origin: single-precision products of uncentred coordinates would
+// lose the neighbour distances (about 1) against the norms (about 10^8).
+Data far_data(std::int64_t n) {
+  const Data near = mixture_data(n);
+  return {n, near.d, [near](std::int64_t g, float* row) {
+            near.row(g, row);
+            for (std::int64_t j = 0; j < near.d; ++j) row[j] += 1.0e4f;
+          }};
+}
+
+// The voronoi engine gives the brute force's lists (the same distances, ties by index) on data
+// with ties and duplicate rows, all rows identical, clusters, rows far from the origin, with
+// cells of 1 row up to one cell for all rows, both routes, 1 and 2 threads.
+TEST(Candidates, VoronoiEngineIsExact) {
+  for (const auto& [data, m] :
+       {std::make_pair(grid_data(300, 5), 12), std::make_pair(gauss_data(257, 7), 10),
+        std::make_pair(mixture_data(1500), 15), std::make_pair(identical_data(60, 4), 7),
+        std::make_pair(line_data(), 5), std::make_pair(far_data(700), 9)}) {
+    const std::vector<float> all = data.all();
+    const LocalRows rows = data.block(MPI_COMM_WORLD);
+    for (std::int64_t cell_rows : {1, 7, 60, 100000}) {
+      for (const char* route : {"ring", "partition"}) {
+        for (int threads : {1, 2}) {
+          AnnParams p;
+          p.engine = "voronoi";
+          p.route = route;
+          p.cell_rows = cell_rows;
+          p.threads = threads;
+          p.cells_per_rank = 3;
+          const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+          expect_valid(data, all, rows, c, m);
+          expect_exact(data, all, rows, c, m);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -9,13 +9,14 @@
 
 namespace lsgl::ann {
 namespace {
-constexpr std::int64_t kQueryChunk = 8192;  // queries handed to an engine at once
+constexpr std::int64_t kQueryChunk = 65536;  // queries handed to an engine at once
 }  // namespace
 
 std::unique_ptr<Engine> make_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                     std::int64_t d, int m, int own_ef) {
   if (p.engine == "flann") return make_flann_engine(p, base, rows, d);
   if (p.engine == "hnsw") return make_hnsw_engine(p, base, rows, d, m, own_ef);
+  if (p.engine == "voronoi") return make_voronoi_engine(p, base, rows, d);
   return make_exact_engine(p, base, rows, d);
 }
 
@@ -33,7 +34,8 @@ void Progress::add(std::int64_t done) {
 }
 
 void search_block(const Engine& engine, const RowBlock& block, const float* qx, std::int64_t qrows,
-                  bool own, int m, int threads, Neighbor* lists, Progress* progress) {
+                  bool own, int m, int threads, Neighbor* lists, Progress* progress,
+                  const double* bound) {
   const std::int64_t rows = block.rows, d = block.d;
   // Ask for one more on the own block, where the query itself may come back.
   const int k = static_cast<int>(std::min<std::int64_t>(m + (own ? 1 : 0), rows));
@@ -45,6 +47,8 @@ void search_block(const Engine& engine, const RowBlock& block, const float* qx, 
     found.resize(static_cast<std::size_t>(nc * k));
     if (own) {
       engine.search_own(c0, nc, k, found.data());
+    } else if (bound) {
+      engine.search_within(qx + c0 * d, nc, k, bound + c0, found.data());
     } else {
       engine.search(qx + c0 * d, nc, k, found.data());
     }

@@ -42,6 +42,8 @@ std::string AnnParams::describe() const {
   } else if (engine == "flann") {
     out << "flann kdtree trees=" << flann_trees << " checks=" << flann_checks
         << " threads=" << threads;
+  } else if (engine == "voronoi") {
+    out << "voronoi cell_rows=" << cell_rows << " threads=" << threads;
   } else {
     out << engine;
   }
@@ -58,8 +60,10 @@ double process_cpu_seconds() {
 }
 
 void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
-  collective_check(comm, p.engine == "hnsw" || p.engine == "flann" || p.engine == "exact",
-                   "candidates: unknown engine '" + p.engine + "' (expected hnsw, flann or exact)");
+  collective_check(comm, p.engine == "hnsw" || p.engine == "flann" || p.engine == "voronoi" ||
+                             p.engine == "exact",
+                   "candidates: unknown engine '" + p.engine +
+                       "' (expected hnsw, flann, voronoi or exact)");
   collective_check(comm, p.route == "partition" || p.route == "ring",
                    "candidates: unknown route '" + p.route + "' (expected partition or ring)");
   collective_check(comm, m > 0, "candidates: m must be positive, got " + std::to_string(m));
@@ -69,6 +73,7 @@ void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   collective_check(comm, p.threads > 0, "candidates: threads must be positive");
   collective_check(comm, p.cells_per_rank > 0 && p.cells_per_rank <= 4096,
                    "candidates: cells per rank must be in [1, 4096]");
+  collective_check(comm, p.cell_rows > 0, "candidates: voronoi cell rows must be positive");
   if (p.engine == "flann") {
     collective_check(comm, p.flann_trees > 0 && p.flann_checks > 0,
                      "candidates: flann trees and checks must be positive");

@@ -53,24 +53,6 @@ std::vector<float> gather_sample(MPI_Comm comm, const std::vector<float>& mine) 
   return out;
 }
 
-// Local. Faiss k-means of `rows` sample rows into `cells` centroids.
-std::vector<float> kmeans(const std::vector<float>& x, std::int64_t rows, std::int64_t d, int cells,
-                          const AnnParams& p) {
-  faiss::ClusteringParameters cp;
-  cp.niter = kKmeansIterations;
-  cp.seed = static_cast<int>(p.seed & 0x7fffffff);
-  cp.verbose = false;
-  cp.min_points_per_centroid = 1;          // small samples are expected: no warning
-  cp.max_points_per_centroid = INT_MAX / 2;  // the sample is ours: no subsampling
-  faiss::Clustering km(static_cast<int>(d), cells, cp);
-  faiss::IndexFlatL2 index(d);
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(p.threads);
-  km.train(rows, x.data(), index);
-  omp_set_num_threads(saved);
-  return km.centroids;
-}
-
 // Local. Appends the cells of `group` to `order` by recursive bisection: project the centroids
 // on their principal direction (weighted by rows), sort, split where half the rows are reached.
 void bisect(const CellLayout& lay, std::vector<int> group, std::vector<int>& order) {
@@ -132,6 +114,23 @@ void bisect(const CellLayout& lay, std::vector<int> group, std::vector<int>& ord
 
 }  // namespace
 
+std::vector<float> kmeans(const float* x, std::int64_t rows, std::int64_t d, int cells,
+                          const AnnParams& p) {
+  faiss::ClusteringParameters cp;
+  cp.niter = kKmeansIterations;
+  cp.seed = static_cast<int>(p.seed & 0x7fffffff);
+  cp.verbose = false;
+  cp.min_points_per_centroid = 1;          // small samples are expected: no warning
+  cp.max_points_per_centroid = INT_MAX / 2;  // the sample is ours: no subsampling
+  faiss::Clustering km(static_cast<int>(d), cells, cp);
+  faiss::IndexFlatL2 index(d);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(p.threads);
+  km.train(rows, x, index);
+  omp_set_num_threads(saved);
+  return km.centroids;
+}
+
 void CellLayout::distances(const float* x, double* out) const {
   for (int c = 0; c < cells; ++c) out[c] = squared_distance(x, centroids.data() + c * d, d);
 }
@@ -162,7 +161,7 @@ CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParam
   lay.cells = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
   lay.centroids.resize(static_cast<std::size_t>(lay.cells * d));
   collectively(comm, [&] {
-    if (comm_rank(comm) == 0) lay.centroids = kmeans(sample, sample_rows, d, lay.cells, p);
+    if (comm_rank(comm) == 0) lay.centroids = kmeans(sample.data(), sample_rows, d, lay.cells, p);
   });
   MPI_Bcast(lay.centroids.data(), static_cast<int>(lay.cells * d), MPI_FLOAT, 0, comm);
 

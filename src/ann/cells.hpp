@@ -35,6 +35,11 @@ struct CellLayout {
   void gaps(int i, double* out) const;
 };
 
+// Local. Faiss k-means of `rows` rows at `x` into `cells` centroids (cells x d), seeded by
+// p.seed, on p.threads threads.
+std::vector<float> kmeans(const float* x, std::int64_t rows, std::int64_t d, int cells,
+                          const AnnParams& p);
+
 // Local. The nearest cell given the distances to every centroid (ties: lowest cell).
 int nearest_cell(const double* dist, int cells);
 

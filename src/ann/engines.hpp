@@ -30,6 +30,12 @@ class Engine {
   // For each of the nq queries (row-major, same d as the block), up to k (<= block rows) local
   // row numbers of near neighbours, in any order, -1 where fewer were found: out[q * k + j].
   virtual void search(const float* queries, std::int64_t nq, int k, std::int64_t* out) const = 0;
+  // The same where query q needs only the rows within squared distance bound[q] (its m-th
+  // distance so far): an engine may skip farther rows, but returns k rows whenever it can.
+  virtual void search_within(const float* queries, std::int64_t nq, int k, const double*,
+                             std::int64_t* out) const {
+    search(queries, nq, k, out);
+  }
   // The same for the indexed rows first, ..., first + nq - 1 themselves (an engine may start
   // from the row's own place in its index).
   virtual void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const {
@@ -48,6 +54,8 @@ std::unique_ptr<Engine> make_exact_engine(const AnnParams& p, const float* base,
                                           std::int64_t d);
 std::unique_ptr<Engine> make_flann_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                           std::int64_t d);
+std::unique_ptr<Engine> make_voronoi_engine(const AnnParams& p, const float* base,
+                                            std::int64_t rows, std::int64_t d);
 std::unique_ptr<Engine> make_hnsw_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                          std::int64_t d, int m, int own_ef);
 // The engine named by p.engine over `rows` (> 0) rows at `base`.
@@ -86,8 +94,11 @@ class Progress {
 // per query into `lists` (qrows x m, sorted by (dist, idx), padded with kNoNeighbor). With `own`
 // the queries are the block's own rows (query q is row q) and each is left out of its own list.
 // Every distance kept is recomputed with squared_distance; a query for which the engine finds
-// fewer than it should is searched by brute force. `progress` (may be null) counts the queries.
+// fewer than it should is searched by brute force. `bound` (may be null; not with `own`): the
+// m-th distance each query has so far (search_within). `progress` (may be null) counts the
+// queries.
 void search_block(const Engine& engine, const RowBlock& block, const float* qx, std::int64_t qrows,
-                  bool own, int m, int threads, Neighbor* lists, Progress* progress);
+                  bool own, int m, int threads, Neighbor* lists, Progress* progress,
+                  const double* bound = nullptr);
 
 }  // namespace lsgl::ann

@@ -11,8 +11,9 @@
 // 4. Queries go to those ranks and their best m come back (all-to-alls); the merged lists go home
 //    to the input block that owns each row.
 // Work per query: one index search plus one per extra rank; memory per rank: the input block,
-// the regrouped rows and index, O(rows * (d + m)), and the routed queries of one round, about
-// AnnParams::round_bytes per peer.
+// the regrouped rows and index, O(rows * (d + m)), and the routed queries of one round with
+// their lists, about AnnParams::round_bytes sent and as much received. The index and the
+// regrouped rows are freed before the lists go home.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -123,14 +124,19 @@ void search_round(MPI_Comm comm, const Engine* engine, const RowBlock& block,
   const int size = comm_size(comm), self = comm_rank(comm);
   const std::int64_t d = block.d;
   std::vector<std::vector<float>> sq(size);
+  std::vector<std::vector<double>> sb(size);  // each query's m-th distance so far
   for (int r = 0; r < size; ++r) {
-    for (std::int64_t q : slice[r]) sq[r].insert(sq[r].end(), block.row(q), block.row(q) + d);
+    for (std::int64_t q : slice[r]) {
+      sq[r].insert(sq[r].end(), block.row(q), block.row(q) + d);
+      sb[r].push_back(lists[q * m + m - 1].dist);
+    }
   }
-  sent += remote_bytes(sq, self);
+  sent += remote_bytes(sq, self) + remote_bytes(sb, self);
   std::vector<std::int64_t> out_count(size), in_count(size);
   for (int r = 0; r < size; ++r) out_count[r] = static_cast<std::int64_t>(slice[r].size());
   MPI_Alltoall(out_count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm);
   const std::vector<float> queries = alltoallv(comm, sq);
+  const std::vector<double> bounds = alltoallv(comm, sb);
   sq = {};
   const std::int64_t nq = static_cast<std::int64_t>(queries.size()) / d;
 
@@ -139,7 +145,7 @@ void search_round(MPI_Comm comm, const Engine* engine, const RowBlock& block,
     if (nq > 0) {
       if (!engine) throw std::logic_error("candidates: queries routed to a rank without rows");
       search_block(*engine, block, queries.data(), nq, false, m, p.threads, found.data(),
-                   &progress);
+                   &progress, bounds.data());
     }
   });
   std::vector<std::vector<Neighbor>> reply(size);
@@ -165,15 +171,20 @@ void search_round(MPI_Comm comm, const Engine* engine, const RowBlock& block,
 }
 
 // Collective. Sends the routed queries, searches the ones received here against `engine`, and
-// merges the lists that come back into `lists`, in rounds of about p.round_bytes of query rows
-// per peer. A list is the best m of the union of every rank's answer under the (dist, idx) order, so
-// the rounds do not change it.
+// merges the lists that come back into `lists`, in rounds: per round a rank sends at most
+// p.round_bytes of query rows and their lists (split evenly over the peers). A list is the best m
+// of the union of every rank's answer under the (dist, idx) order, so the rounds do not change it.
 void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
                    const std::vector<std::vector<std::int64_t>>& to, int m, const AnnParams& p,
                    std::vector<Neighbor>& lists, std::int64_t& sent) {
   const int size = comm_size(comm), self = comm_rank(comm);
+  // A routed row costs its floats and bound here and there, and its list three times (found,
+  // reply, back).
+  const std::int64_t row_bytes = block.d * static_cast<std::int64_t>(sizeof(float)) +
+                                 static_cast<std::int64_t>(sizeof(double)) +
+                                 3 * m * static_cast<std::int64_t>(sizeof(Neighbor));
   const std::int64_t per_round =
-      std::max<std::int64_t>(1, p.round_bytes / (block.d * static_cast<std::int64_t>(sizeof(float))));
+      std::max<std::int64_t>(1, p.round_bytes / (std::max(size - 1, 1) * row_bytes));
   std::vector<std::int64_t> out_count(size), in_count(size);
   std::int64_t most = 0;
   for (int r = 0; r < size; ++r) {
@@ -245,7 +256,7 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   double t0 = MPI_Wtime();
   const CellAssignment a = assign_cells(comm, data, p);
   report.cells = a.layout.cells;
-  const Regrouped g = regroup(comm, data, a, sent);
+  Regrouped g = regroup(comm, data, a, sent);
   const RowBlock block{g.x.data(), g.rows(), data.d, g.ids.data(), 0};
   report.seconds_cells = MPI_Wtime() - t0;
 
@@ -267,6 +278,8 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   std::int64_t visits[3] = {0, 0, 0};
   const auto to = route(a.layout, g, lists, m, self, size, p.threads, visits);
   search_remote(comm, engine.get(), block, to, m, p, lists, sent);
+  engine.reset();
+  std::vector<float>().swap(g.x);
   Candidates c = send_home(comm, data, g, lists, m, sent);
   report.seconds_search = MPI_Wtime() - t0;
 

@@ -59,11 +59,14 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   collectively(comm, [&] { lists.assign(static_cast<std::size_t>(rows * m), kNoNeighbor); });
   Progress progress(rank == 0 ? p.progress_seconds : 0.0, rows * size,
                     "rank 0's ring steps searched");
+  std::vector<double> bound;  // the visiting queries' m-th distances so far
   for (int step = 0; step < size; ++step) {
     const float* qx = step == 0 ? data.x.data() : vx.data();
     collectively(comm, [&] {
+      bound.resize(static_cast<std::size_t>(vrows));
+      for (std::int64_t q = 0; q < vrows; ++q) bound[q] = lists[q * m + m - 1].dist;
       if (engine) search_block(*engine, block, qx, vrows, step == 0, m, p.threads, lists.data(),
-                               &progress);
+                               &progress, step == 0 ? nullptr : bound.data());
     });
     if (size == 1) break;
 

@@ -31,7 +31,8 @@ void add_ann_options(po::options_description& d, LearnOptions& o) {
   d.add_options()
       ("ann", po::value(&o.ann.engine)->default_value("hnsw"),
        "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
-       "good for low-dimensional data) or exact (brute force, small inputs)")
+       "good for low-dimensional data), voronoi (exact: k-means cells searched by matrix "
+       "products, fast when the data have few dimensions) or exact (brute force, small inputs)")
       ("ann-route", po::value(&o.ann.route)->default_value("ring"),
        "how queries meet the indexes: ring (every query searches every rank's index) or "
        "partition (rows grouped into k-means cells; a query searches only the ranks whose "

@@ -17,13 +17,18 @@
 namespace lsgl {
 
 struct AnnParams {
-  std::string engine = "hnsw";     // "hnsw", "flann" (randomised kd-trees) or "exact"
+  // "hnsw", "flann" (randomised kd-trees), "voronoi" (exact, k-means cells within each rank) or
+  // "exact" (brute force)
+  std::string engine = "hnsw";
   std::string route = "ring";       // "ring" or "partition"
   int cells_per_rank = 16;          // partition: k-means cells per rank
   int threads = 1;                  // threads per rank for index build and search
   double progress_seconds = 0;      // rank 0 prints the share of queries searched this often
-  // partition: routed query rows sent to each peer per round (bounds the query buffers)
-  std::int64_t round_bytes = std::int64_t{32} << 20;
+  // partition: bytes of routed query rows and their lists a rank sends per round, all peers
+  // together (bounds the query buffers whatever the number of ranks)
+  std::int64_t round_bytes = std::int64_t{16} << 20;
+  // voronoi: rows per k-means cell within a rank's index
+  std::int64_t cell_rows = 2048;
   // FLANN kd-tree
   int flann_trees = 4;
   int flann_checks = 256;
@@ -63,7 +68,8 @@ struct Candidates {
 double squared_distance(const float* a, const float* b, std::int64_t d);
 
 // Collective. m candidate neighbours for every local row of `data` (requires m < n).
-// Reproducibility: "exact" gives the same lists on any number of ranks and either route; "hnsw"
+// Reproducibility: "exact" and "voronoi" give the same lists on any number of ranks and either
+// route; "hnsw"
 // with threads == 1 repeats for a fixed number of ranks; "hnsw" with threads > 1 (concurrent insertion) and "flann"
 // (FLANN 1.9.2 shuffles with std::random_device while building) may differ slightly between runs.
 Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p);

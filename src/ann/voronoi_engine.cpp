@@ -1,0 +1,408 @@
+// Exact engine by Voronoi cells within the block ("voronoi"): the same lists as the brute force,
+// with the work of a few cells per query instead of all rows.
+//
+// Build: Faiss k-means on a hashed sample of the block's rows into cells of about
+// AnnParams::cell_rows rows; every row goes to its nearest centroid (exactly: a single-precision
+// product decides where its margin certifies it, squared_distance elsewhere). The rows are kept a
+// second time, grouped by cell and centred at their centroid (as hnswlib keeps its own copy).
+//
+// Search, for the queries of one home cell h at a time (own rows: their cell; other queries: the
+// nearest centroid by a single-precision product, any cell would do):
+// 1. distances to the rows of h by one single-precision matrix product (OpenBLAS sgemm on
+//    coordinates centred at c_h); each query keeps its best k + kExtra by that distance;
+// 2. the distances to every centroid by a second product; cell j is searched when the Voronoi
+//    bound (cells.hpp), with the products' rounding bound taken against it, is within the
+//    query's current k-th distance plus its rounding bound;
+// 3. the kept candidates are recomputed with squared_distance and sorted by (distance, row). The
+//    float selection is certified when the exact k-th distance lies more than twice the rounding
+//    bound below the first float distance left out; otherwise (near-ties, duplicates) the query
+//    is searched by brute force over the cells it visited.
+// Rounding bound of a single-precision squared distance between centred vectors a and b:
+// (2 d + 16) 2^-24 (||a|| + ||b||)^2 (products, norms and the centring, with room to spare).
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "cells.hpp"
+#include "engines.hpp"
+#include "lsgl/util/splitmix.hpp"
+
+namespace lsgl::ann {
+namespace {
+
+constexpr int kExtra = 8;                    // float candidates kept beyond k
+constexpr std::int64_t kQueryBlock = 512;    // queries per matrix product
+constexpr std::int64_t kSamplePerCell = 64;  // k-means sample rows per cell
+constexpr double kUnit = 0x1.0p-24;          // unit roundoff of float
+
+// C (rows_a x rows_b) = alpha A (rows_a x d) * B (rows_b x d)^T, single precision.
+void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t rows_b,
+              std::int64_t d, float* c, float alpha = 1.0f) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows_a),
+              static_cast<int>(rows_b), static_cast<int>(d), alpha, a, static_cast<int>(d), b,
+              static_cast<int>(d), 0.0f, c, static_cast<int>(rows_b));
+}
+
+double norm2(const float* a, std::int64_t d) {
+  double s = 0.0;
+  for (std::int64_t i = 0; i < d; ++i) s += static_cast<double>(a[i]) * a[i];
+  return s;
+}
+
+// A query's best candidates by float distance, ascending by (f, row), at most `cap`.
+struct Shortlist {
+  struct Item {
+    double f;
+    std::int64_t row;
+    bool operator<(const Item& o) const { return f < o.f || (f == o.f && row < o.row); }
+  };
+  std::vector<Item> items;
+  std::size_t cap = 0;
+  std::int64_t scanned = 0;  // rows compared; more than items.size(): some were left out
+
+  void add(double f, std::int64_t row) {
+    const Item it{f, row};
+    if (items.size() == cap) {
+      if (!(it < items.back())) return;
+      items.pop_back();
+    }
+    items.insert(std::upper_bound(items.begin(), items.end(), it), it);
+  }
+  // Below this float distance a row enters the list.
+  double bar() const { return items.size() < cap ? std::numeric_limits<double>::infinity() : items.back().f; }
+};
+
+class VoronoiEngine final : public Engine {
+ public:
+  VoronoiEngine(const AnnParams& p, const float* base, std::int64_t rows, std::int64_t d)
+      : Engine(base, d), rows_(rows), threads_(p.threads), slack_((2.0 * d + 16.0) * kUnit) {
+    openblas_set_num_threads(1);  // the threads work on different cells
+    make_cells(p);
+    group_rows();
+  }
+
+  void search(const float* queries, std::int64_t nq, int k, std::int64_t* out) const override {
+    search_within(queries, nq, k, nullptr, out);
+  }
+
+  void search_within(const float* queries, std::int64_t nq, int k, const double* bound,
+                     std::int64_t* out) const override {
+    // Home: the nearest centroid by ||c||^2 - 2 q.c in single precision (any cell is valid).
+    std::vector<int> home(static_cast<std::size_t>(nq));
+    std::vector<double> cn(static_cast<std::size_t>(cells_));
+    for (int c = 0; c < cells_; ++c) cn[c] = norm2(centroid(c), d_);
+#pragma omp parallel num_threads(threads_)
+    {
+      std::vector<float> g(static_cast<std::size_t>(kQueryBlock * cells_));
+#pragma omp for schedule(static)
+      for (std::int64_t b = 0; b < nq; b += kQueryBlock) {
+        const std::int64_t nb = std::min(kQueryBlock, nq - b);
+        products(queries + b * d_, nb, centroids_.data(), cells_, d_, g.data());
+        for (std::int64_t i = 0; i < nb; ++i) {
+          double best = std::numeric_limits<double>::infinity();
+          for (int c = 0; c < cells_; ++c) {
+            const double v = cn[c] - 2.0 * g[i * cells_ + c];
+            if (v < best) best = v, home[b + i] = c;
+          }
+        }
+      }
+    }
+    search_homes(queries, home.data(), bound, nq, k, out);
+  }
+
+  void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const override {
+    search_homes(base_ + first * d_, home_.data() + first, nullptr, nq, k, out);
+  }
+
+ private:
+  const float* centroid(int c) const { return centroids_.data() + static_cast<std::int64_t>(c) * d_; }
+  std::int64_t cell_rows(int c) const { return start_[c + 1] - start_[c]; }
+
+  // k-means centroids (one cell: the mean) and the exact nearest centroid of every row.
+  void make_cells(const AnnParams& p) {
+    const std::int64_t wanted = std::clamp<std::int64_t>(rows_ / std::max<std::int64_t>(p.cell_rows, 1), 1, 1 << 16);
+    std::vector<float> sample;
+    const double share = static_cast<double>(wanted * kSamplePerCell) / static_cast<double>(rows_);
+    const auto cut = static_cast<std::uint64_t>(std::min(share, 1.0) * 0x1.0p64 - 1.0);
+    for (std::int64_t l = 0; l < rows_ && wanted > 1; ++l) {
+      if (share >= 1.0 || splitmix64(p.seed ^ splitmix64(static_cast<std::uint64_t>(l))) < cut) {
+        sample.insert(sample.end(), base_ + l * d_, base_ + (l + 1) * d_);
+      }
+    }
+    const std::int64_t sample_rows = static_cast<std::int64_t>(sample.size()) / d_;
+    cells_ = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
+    if (cells_ > 1) {
+      centroids_ = kmeans(sample.data(), sample_rows, d_, cells_, p);
+    } else {
+      std::vector<double> mean(static_cast<std::size_t>(d_), 0.0);
+      for (std::int64_t l = 0; l < rows_; ++l) {
+        for (std::int64_t j = 0; j < d_; ++j) mean[j] += base_[l * d_ + j];
+      }
+      centroids_.resize(static_cast<std::size_t>(d_));
+      for (std::int64_t j = 0; j < d_; ++j) centroids_[j] = static_cast<float>(mean[j] / rows_);
+    }
+    assign_rows();
+  }
+
+  // home_[l]: the nearest centroid by squared_distance (ties: lowest cell). The single-precision
+  // product decides when its best and second best differ by more than twice its rounding bound.
+  void assign_rows() {
+    home_.resize(static_cast<std::size_t>(rows_));
+    std::vector<double> cn(static_cast<std::size_t>(cells_));
+    double cmax = 0.0;
+    for (int c = 0; c < cells_; ++c) cmax = std::max(cmax, cn[c] = norm2(centroid(c), d_));
+    CellLayout lay;
+    lay.cells = cells_;
+    lay.d = d_;
+    lay.centroids = centroids_;
+#pragma omp parallel num_threads(threads_)
+    {
+      std::vector<float> g(static_cast<std::size_t>(kQueryBlock * cells_));
+      std::vector<double> exact(static_cast<std::size_t>(cells_));
+#pragma omp for schedule(static)
+      for (std::int64_t b = 0; b < rows_; b += kQueryBlock) {
+        const std::int64_t nb = std::min(kQueryBlock, rows_ - b);
+        products(base_ + b * d_, nb, centroids_.data(), cells_, d_, g.data());
+        for (std::int64_t i = 0; i < nb; ++i) {
+          const float* x = base_ + (b + i) * d_;
+          const double xn = norm2(x, d_);
+          double best = std::numeric_limits<double>::infinity(), second = best;
+          int at = 0;
+          for (int c = 0; c < cells_; ++c) {
+            const double v = xn + cn[c] - 2.0 * g[i * cells_ + c];
+            if (v < best) {
+              second = best, best = v, at = c;
+            } else if (v < second) {
+              second = v;
+            }
+          }
+          const double err = slack_ * (std::sqrt(xn) + std::sqrt(cmax)) * (std::sqrt(xn) + std::sqrt(cmax));
+          if (second - best <= 2.0 * err) {
+            lay.distances(x, exact.data());
+            at = nearest_cell(exact.data(), cells_);
+          }
+          home_[b + i] = at;
+        }
+      }
+    }
+  }
+
+  // The rows by (cell, row), centred at their centroid, with their squared norms and the largest
+  // norm of each cell.
+  void group_rows() {
+    start_.assign(static_cast<std::size_t>(cells_) + 1, 0);
+    for (int c : home_) ++start_[c + 1];
+    std::partial_sum(start_.begin(), start_.end(), start_.begin());
+    order_.resize(static_cast<std::size_t>(rows_));
+    std::vector<std::int64_t> at(start_.begin(), start_.end() - 1);
+    for (std::int64_t l = 0; l < rows_; ++l) order_[at[home_[l]]++] = l;
+    centred_.resize(static_cast<std::size_t>(rows_ * d_));
+    norm2_.resize(static_cast<std::size_t>(rows_));
+    reach_.assign(static_cast<std::size_t>(cells_), 0.0);
+    for (int c = 0; c < cells_; ++c) {
+      for (std::int64_t t = start_[c]; t < start_[c + 1]; ++t) {
+        const float* x = base_ + order_[t] * d_;
+        float* y = centred_.data() + t * d_;
+        for (std::int64_t j = 0; j < d_; ++j) y[j] = x[j] - centroid(c)[j];
+        const double n2 = norm2(y, d_);
+        norm2_[t] = static_cast<float>(n2);
+        reach_[c] = std::max(reach_[c], std::sqrt(n2));
+      }
+    }
+  }
+
+  // Rounding bound of a float squared distance between centred vectors of norms a and b.
+  double rounding(double a, double b) const { return slack_ * (a + b) * (a + b); }
+
+  // Per-thread scratch of search_homes.
+  struct Scratch {
+    std::vector<float> a, g, gc;
+    std::vector<double> gap;
+    std::vector<float> shifted;  // centroids - c_h
+    std::vector<std::pair<int, std::int64_t>> visits;  // (cell, position in the block)
+    std::vector<std::int64_t> at;                      // positions scanned together
+    std::vector<Shortlist> lists;                      // per position in the block
+    std::vector<double> eps;                           // rounding bound, per position
+    std::vector<Neighbor> exact;
+  };
+
+  // Scans the rows of cell c for the block's queries at positions `at` (rows qx + qs[i] * d):
+  // products on coordinates centred at c_c.
+  void scan(int c, const std::vector<std::int64_t>& at, const std::vector<std::int64_t>& qs,
+            const float* qx, Scratch& s) const {
+    const std::int64_t rows_c = cell_rows(c), nb = static_cast<std::int64_t>(at.size());
+    if (rows_c == 0 || nb == 0) return;
+    s.a.resize(static_cast<std::size_t>(nb * d_));
+    for (std::int64_t i = 0; i < nb; ++i) {
+      const float* q = qx + qs[at[i]] * d_;
+      for (std::int64_t j = 0; j < d_; ++j) s.a[i * d_ + j] = q[j] - centroid(c)[j];
+    }
+    s.g.resize(static_cast<std::size_t>(nb * rows_c));
+    products(s.a.data(), nb, centred_.data() + start_[c] * d_, rows_c, d_, s.g.data(), -2.0f);
+    const float* yn = norm2_.data() + start_[c];
+    const std::int64_t* rows = order_.data() + start_[c];
+    for (std::int64_t i = 0; i < nb; ++i) {
+      const double an = norm2(s.a.data() + i * d_, d_);
+      Shortlist& list = s.lists[at[i]];
+      s.eps[at[i]] = std::max(s.eps[at[i]], rounding(std::sqrt(an), reach_[c]));
+      list.scanned += rows_c;
+      // f = an + v with v = ||y||^2 - 2 a.y in float; v above `limit` cannot enter the list.
+      const auto limit = [&] {
+        return std::nextafter(static_cast<float>(list.bar() - an), std::numeric_limits<float>::infinity());
+      };
+      float lim = limit();
+      const float* gi = s.g.data() + i * rows_c;
+      for (std::int64_t t = 0; t < rows_c; ++t) {
+        const float v = yn[t] + gi[t];
+        if (v <= lim) {
+          list.add(an + static_cast<double>(v), rows[t]);
+          lim = limit();
+        }
+      }
+    }
+  }
+
+  // The block `qs` of queries of home cell h (rows qx + q * d, bound[q] as in search_within or
+  // null): home scan, routing by the Voronoi bound, scans of the other cells, exact lists into
+  // out + q * k.
+  void search_cell(int h, const std::vector<std::int64_t>& qs, const float* qx,
+                   const double* bound, int k, std::int64_t* out, Scratch& s) const {
+    const std::int64_t nb = static_cast<std::int64_t>(qs.size());
+    s.lists.resize(static_cast<std::size_t>(nb));
+    s.eps.assign(static_cast<std::size_t>(nb), 0.0);
+    s.at.resize(static_cast<std::size_t>(nb));
+    for (std::int64_t i = 0; i < nb; ++i) {
+      s.lists[i].items.clear();
+      s.lists[i].cap = static_cast<std::size_t>(k + kExtra);
+      s.lists[i].scanned = 0;
+      s.at[i] = i;
+    }
+    scan(h, s.at, qs, qx, s);
+
+    // Float distances to every centroid, centred at c_h; exact gaps ||c_c - c_h||.
+    s.shifted.resize(static_cast<std::size_t>(cells_ * d_));
+    s.gap.resize(static_cast<std::size_t>(cells_));
+    for (int c = 0; c < cells_; ++c) {
+      for (std::int64_t j = 0; j < d_; ++j) s.shifted[c * d_ + j] = centroid(c)[j] - centroid(h)[j];
+      s.gap[c] = std::sqrt(squared_distance(centroid(c), centroid(h), d_));
+    }
+    s.a.resize(static_cast<std::size_t>(nb * d_));
+    for (std::int64_t i = 0; i < nb; ++i) {
+      const float* q = qx + qs[i] * d_;
+      for (std::int64_t j = 0; j < d_; ++j) s.a[i * d_ + j] = q[j] - centroid(h)[j];
+    }
+    s.gc.resize(static_cast<std::size_t>(nb * cells_));
+    products(s.a.data(), nb, s.shifted.data(), cells_, d_, s.gc.data());
+    s.visits.clear();
+    for (std::int64_t i = 0; i < nb; ++i) {
+      const Shortlist& list = s.lists[i];
+      const double qn = norm2(s.a.data() + i * d_, d_), qr = std::sqrt(qn);
+      // Rows beyond the radius are not needed: the k-th kept so far, or the query's own bound
+      // (while the home cell gives k rows, so that k rows come back).
+      double radius = std::numeric_limits<double>::infinity();
+      if (list.items.size() >= static_cast<std::size_t>(k)) {
+        radius = std::sqrt(std::max(0.0, list.items[k - 1].f) + s.eps[i]);
+        if (bound) radius = std::min(radius, std::sqrt(bound[qs[i]]));
+      }
+      const double home_far = qn + rounding(qr, 0.0);  // at least ||q - c_h||^2
+      for (int c = 0; c < cells_; ++c) {
+        if (c == h || cell_rows(c) == 0) continue;
+        const double g = s.gap[c];
+        const double near = qn + g * g - 2.0 * static_cast<double>(s.gc[i * cells_ + c]) -
+                            rounding(qr, g);  // at most ||q - c_c||^2
+        if (g <= 0 || near - home_far <= 2.0 * g * radius * (1.0 + 1e-12)) {
+          s.visits.emplace_back(c, i);
+        }
+      }
+    }
+    std::sort(s.visits.begin(), s.visits.end());
+    for (std::size_t v = 0; v < s.visits.size();) {
+      const int c = s.visits[v].first;
+      s.at.clear();
+      for (; v < s.visits.size() && s.visits[v].first == c; ++v) s.at.push_back(s.visits[v].second);
+      scan(c, s.at, qs, qx, s);
+    }
+    for (std::int64_t i = 0; i < nb; ++i) finish(h, i, qs[i], qx, k, out, s);
+  }
+
+  // Exact distances for the kept candidates of the block's query i (number q); brute force over
+  // its cells when the float selection cannot be certified. Writes k rows to out + q * k,
+  // ascending by (distance, row), -1 past the rows available.
+  void finish(int h, std::int64_t i, std::int64_t q, const float* qx, int k, std::int64_t* out,
+              Scratch& s) const {
+    const float* x = qx + q * d_;
+    const Shortlist& list = s.lists[i];
+    s.exact.clear();
+    for (const auto& it : list.items) {
+      s.exact.push_back({squared_distance(x, base_ + it.row * d_, d_), it.row});
+    }
+    std::sort(s.exact.begin(), s.exact.end());
+    const bool dropped = list.scanned > static_cast<std::int64_t>(list.items.size());
+    const bool certified = !dropped || s.exact.size() < static_cast<std::size_t>(k) ||
+                           s.exact[k - 1].dist < list.items.back().f - 2.0 * s.eps[i];
+    if (!certified) {
+      s.exact.clear();
+      const auto add_cell = [&](int c) {
+        for (std::int64_t t = start_[c]; t < start_[c + 1]; ++t) {
+          s.exact.push_back({squared_distance(x, base_ + order_[t] * d_, d_), order_[t]});
+        }
+      };
+      add_cell(h);
+      for (const auto& [c, j] : s.visits) {
+        if (j == i) add_cell(c);
+      }
+      const std::size_t kept = std::min(s.exact.size(), static_cast<std::size_t>(k));
+      std::partial_sort(s.exact.begin(), s.exact.begin() + kept, s.exact.end());
+    }
+    std::int64_t* o = out + q * k;
+    for (int j = 0; j < k; ++j) {
+      o[j] = static_cast<std::size_t>(j) < s.exact.size() ? s.exact[j].idx : -1;
+    }
+  }
+
+  // The nq queries at qx with their home cells: grouped by home, one cell per task.
+  void search_homes(const float* qx, const int* home, const double* bound, std::int64_t nq, int k,
+                    std::int64_t* out) const {
+    std::vector<std::vector<std::int64_t>> by_home(static_cast<std::size_t>(cells_));
+    for (std::int64_t q = 0; q < nq; ++q) by_home[home[q]].push_back(q);
+#pragma omp parallel num_threads(threads_)
+    {
+      Scratch s;
+      std::vector<std::int64_t> block;
+#pragma omp for schedule(dynamic, 1)
+      for (int h = 0; h < cells_; ++h) {
+        const auto& qs = by_home[h];
+        for (std::size_t b = 0; b < qs.size(); b += kQueryBlock) {
+          block.assign(qs.begin() + b, qs.begin() + std::min(qs.size(), b + kQueryBlock));
+          search_cell(h, block, qx, bound, k, out, s);
+        }
+      }
+    }
+  }
+
+  std::int64_t rows_;
+  int threads_;
+  double slack_;                     // (2 d + 16) * 2^-24
+  int cells_ = 1;
+  std::vector<float> centroids_;     // cells x d
+  std::vector<int> home_;            // cell of each row
+  std::vector<std::int64_t> start_;  // first position of each cell in order_ (cells + 1)
+  std::vector<std::int64_t> order_;  // rows by (cell, row)
+  std::vector<float> centred_;       // row order_[t] minus its centroid, at t * d
+  std::vector<float> norm2_;         // squared norm of each centred row
+  std::vector<double> reach_;        // largest centred norm of each cell
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_voronoi_engine(const AnnParams& p, const float* base,
+                                            std::int64_t rows, std::int64_t d) {
+  return std::make_unique<VoronoiEngine>(p, base, rows, d);
+}
+
+}  // namespace lsgl::ann
