@@ -4,14 +4,17 @@
 # edges, theta and the dual scale), then build/lsgl_bench_solvers runs the reference (fbf at
 # tol 1e-9) and each solver on those edges in one process, printing the iterations and seconds
 # until the weights are within 1e-3 relative L1 of the reference, and at the default tol.
-#   usage: jobs/bench/solvers.sh [RANKS]      (default 2; after jobs/install.sh)
-# Cases: Fashion-MNIST 60,000 x 784 (k = 10); the generated 1,000,000 x 68 set of
-# jobs/bench/learn.sh (k = 5); a sparse case, k = 2 on the first 10,000 Fashion-MNIST images.
+#   usage: jobs/bench/solvers.sh [RANKS [CASE...]]   (default 2 ranks, all cases)
+# Cases: fashion-60k, Fashion-MNIST 60,000 x 784 (k = 10); latent-1m, the generated
+# 1,000,000 x 68 set of jobs/bench/learn.sh (k = 5); fashion-10k-k2, a sparse case, k = 2 on the
+# first 10,000 Fashion-MNIST images.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source jobs/bench/setup.sh "$@"
 source jobs/bench/lib.sh
 ranks=${1:-2}
+cases=("${@:2}")
+[ ${#cases[@]} -gt 0 ] || cases=(fashion-60k fashion-10k-k2 latent-1m)
 fashion=/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz
 echo "== $(date -u '+%F %T') UTC, commit $(git rev-parse --short HEAD), $ranks ranks, $(getconf _NPROCESSORS_ONLN) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -24,6 +27,7 @@ fi
 
 case_() {  # name, then lsgl learn arguments
   local name=$1; shift
+  [[ " ${cases[*]} " == *" $name "* ]] || return 0
   local ckpt="$work/$name-solvers-ckpt.h5"
   if [ ! -f "$ckpt" ]; then
     mpirun -n "$ranks" build/lsgl learn "$@" --max-iter 1 --checkpoint-every 1 \
