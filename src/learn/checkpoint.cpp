@@ -82,6 +82,12 @@ void write_checkpoint(const std::string& path, const EdgeSet& edges, const Solve
     h5::set_attr(f, "/checkpoint", "dual_scale", state.dual_scale);
     h5::set_attr(f, "/checkpoint", "checksum",
                  hex(checksum(comm, offset, i, j, edges.z(), state.w, edges.first_node(), state.v)));
+    if (!state.mu.empty()) {  // fdpg's extrapolated dual and momentum
+      h5::write_1d(f, "/checkpoint/mu", state.mu, edges.first_node(), edges.n());
+      h5::set_attr(f, "/checkpoint", "momentum", state.momentum);
+      h5::set_attr(f, "/checkpoint", "checksum_mu",
+                   hex(checksum(comm, 0, {}, {}, {}, {}, edges.first_node(), state.mu)));
+    }
     f.close();
   }, AtomicWriteOptions{true});
 }
@@ -141,8 +147,19 @@ LoadedCheckpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
   state.iteration = static_cast<int>(h5::get_attr_int(f, "/checkpoint", "iteration"));
   state.rescales = static_cast<int>(h5::get_attr_int(f, "/checkpoint", "rescales"));
   state.dual_scale = h5::get_attr_double(f, "/checkpoint", "dual_scale");
-  bool v_ok = state.dual_scale > 0;
+  if (h5::has_attr(f, "/checkpoint", "checksum_mu")) {
+    collective_check(comm, h5::length_1d(f, "/checkpoint/mu") == n,
+                     "checkpoint '" + path + "' is inconsistent (truncated?)");
+    state.mu = h5::read_1d<double>(f, "/checkpoint/mu", nodes.begin(rank), nodes.count(rank));
+    state.momentum = h5::get_attr_double(f, "/checkpoint", "momentum");
+    collective_check(comm,
+                     hex(checksum(comm, 0, {}, {}, {}, {}, nodes.begin(rank), state.mu)) ==
+                         h5::get_attr_string(f, "/checkpoint", "checksum_mu"),
+                     "checkpoint '" + path + "' is corrupted (checksum mismatch)");
+  }
+  bool v_ok = state.dual_scale > 0 && std::isfinite(state.momentum) && state.momentum >= 1.0;
   for (double x : state.v) v_ok = v_ok && std::isfinite(x);
+  for (double x : state.mu) v_ok = v_ok && std::isfinite(x);
   collective_check(comm, v_ok, "checkpoint '" + path + "' holds invalid dual values");
   return LoadedCheckpoint{info, std::move(edges), std::move(state)};
 }

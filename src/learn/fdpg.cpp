@@ -73,10 +73,21 @@ class FdpgIteration {
     restart();
   }
 
-  // Continues from a captured dual; the momentum starts afresh.
-  void load(const std::vector<double>& lambda) {
-    lambda_ = lambda;
+  // Continues from a captured state: the same sequence when it holds the extrapolated dual and
+  // the momentum, else from its dual with the momentum afresh.
+  void load(const SolverState& s) {
+    lambda_ = s.v;
     restart();
+    if (s.mu.size() == lambda_.size()) {
+      std::copy(s.mu.begin(), s.mu.end(), mu_->values());
+      tk_ = s.momentum;
+    }
+  }
+
+  // The state after this iteration (and its restart decision), for a checkpoint.
+  SolverState capture(int iteration) const {
+    return SolverState{primal(), lambda_, 1.0, iteration, 0,
+                       std::vector<double>(mu_->values(), mu_->values() + lambda_.size()), tk_};
   }
 
   // Collective. The largest step over all nodes.
@@ -224,7 +235,7 @@ std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<doubl
   FdpgIteration fdpg(edges, tz, node_steps(edges));
   int first = 1;
   if (start) {
-    fdpg.load(start->v);
+    fdpg.load(*start);
     first = start->iteration + 1;
   }
   report.converged = false;
@@ -240,15 +251,13 @@ std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<doubl
     report.rel_change_primal = info.rel_change_primal;
     report.rel_change_dual = info.rel_change_dual;
     report.converged = info.converged;
-    const bool stop = on_iteration && on_iteration(info, [&] {
-      return SolverState{fdpg.primal(), fdpg.dual(), 1.0, it, 0};
-    });
+    fdpg.restart_if(sums[kRestartDot]);  // before a capture: the next iteration's state
+    const bool stop = on_iteration && on_iteration(info, [&] { return fdpg.capture(it); });
     report.iterations_run = it - first + 1;
     if (info.converged || stop) {
       report.interrupted = stop && info.interrupted;
       break;
     }
-    fdpg.restart_if(sums[kRestartDot]);
   }
   report.iteration_seconds = MPI_Wtime() - t0;
   report.gamma = fdpg.step();

@@ -80,7 +80,7 @@ class FbfIteration {
   }
 
   SolverState capture(int iteration, int rescales) const {
-    return SolverState{w_, v_, c_, iteration, rescales};
+    return SolverState{w_, v_, c_, iteration, rescales, {}, 1.0};
   }
 
   double gamma() const { return g_; }

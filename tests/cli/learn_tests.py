@@ -83,17 +83,19 @@ if 1 in graphs and p is not None and p.returncode == 0:
 else:
     check("--order input gives the graph of --order locality", False, p.stderr if p else "timeout")
 
-# --solver fdpg: the graph of fbf (default tol), the solver recorded; a checkpointed fdpg run
-# resumed on 3 ranks ends near the uninterrupted one; unknown solvers are refused.
+# --solver fbf (the reference) gives the graph of fdpg (the default), the solver recorded; a
+# checkpointed fdpg run resumed on 3 ranks ends near the uninterrupted one; unknown solvers
+# are refused.
 fdpg = path("fdpg.h5")
 p = run("learn", "--input", data, "--output", fdpg, "--k", 6, "--ann", "exact",
-        "--recall-sample", 50, "--quiet", "--solver", "fdpg", ranks=2)
+        "--recall-sample", 50, "--quiet", "--solver", "fbf", ranks=2)
 if 1 in graphs and p is not None and p.returncode == 0:
-    W, Wf, gf = graphs[1][0], load(fdpg)[0], load(fdpg)[1]
+    W, Wf, gf = load(fdpg)[0], graphs[1][0], graphs[1][1]
+    graphs_fbf = load(fdpg)
     rel = abs(W - Wf).sum() / abs(W).sum()
     text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
-    check("--solver fdpg gives the graph of fbf", rel < 1e-3 and gf["converged"] == 1 and
-          text(gf["solver"]) == "fdpg" and text(graphs[1][1]["solver"]) == "fbf", rel)
+    check("--solver fbf gives the graph of fdpg", rel < 1e-3 and gf["converged"] == 1 and
+          text(gf["solver"]) == "fdpg" and text(graphs_fbf[1]["solver"]) == "fbf", rel)
     ck = path("fdpg-ck.h5")
     p1 = run("learn", "--input", data, "--output", path("fdpg-part.h5"), "--k", 6,
              "--ann", "exact", "--recall-sample", 50, "--quiet", "--solver", "fdpg",
@@ -102,7 +104,8 @@ if 1 in graphs and p is not None and p.returncode == 0:
              "--ann", "exact", "--recall-sample", 50, "--quiet", "--solver", "fdpg",
              "--resume", ck, ranks=3)
     p3 = run("learn", "--input", data, "--output", path("fdpg-fbf.h5"), "--k", 6,
-             "--ann", "exact", "--recall-sample", 50, "--quiet", "--resume", ck, ranks=2)
+             "--ann", "exact", "--recall-sample", 50, "--quiet", "--solver", "fbf",
+             "--resume", ck, ranks=2)
     ok = all(q is not None for q in (p1, p2, p3)) and p1.returncode == 0 and p2.returncode == 0
     if ok:
         Wr, gr = load(path("fdpg-res.h5"))[:2]
@@ -112,7 +115,7 @@ if 1 in graphs and p is not None and p.returncode == 0:
     check("fdpg checkpoint refused by fbf", p3 is not None and p3.returncode != 0 and
           "other parameters" in p3.stderr, p3.stderr if p3 else "timeout")
 else:
-    check("--solver fdpg gives the graph of fbf", False, p.stderr if p else "timeout")
+    check("--solver fbf gives the graph of fdpg", False, p.stderr if p else "timeout")
 p = run("learn", "--input", data, "--output", path("bad.h5"), "--solver", "newton", ranks=1)
 check("unknown --solver refused", p is not None and p.returncode != 0 and "--solver" in p.stderr,
       p.stderr if p else "timeout")

@@ -15,7 +15,7 @@
 namespace lsgl {
 
 struct SolverParams {
-  std::string solver = "fbf";  // fbf (reference) or fdpg
+  std::string solver = "fbf";  // fbf (reference) or fdpg (lsgl learn's default)
   // fbf: on the relative change of primal and dual variables; fdpg: on the relative change of
   // the dual and the KKT residual ||lambda .* (S w) - 1|| / sqrt(n)
   double tol = 1e-5;
@@ -45,6 +45,10 @@ struct SolverState {
   double dual_scale = 1.0;
   int iteration = 0;      // iterations done
   int rescales = 0;
+  // fdpg: the extrapolated dual per local node and the momentum t_k, so that a resume continues
+  // the same sequence (empty: fbf, or a state that restarts the momentum)
+  std::vector<double> mu;
+  double momentum = 1.0;
 };
 
 // What every rank sees after an iteration (identical on all ranks).

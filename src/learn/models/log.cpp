@@ -209,9 +209,11 @@ class LogModel : public Model {
     const DegreeSearchResult r = search_degree(dp, info.theta, [&](double theta)
                                                    -> std::optional<DegreeTrial> {
       info.theta = theta;
-      if (have_last) {  // warm start at a new theta: a fresh count of iterations
+      if (have_last) {  // warm start at a new theta: a fresh count of iterations and momentum
         last.iteration = 0;
         last.rescales = 0;
+        last.mu.clear();
+        last.momentum = 1.0;
       }
       SolverState next;
       w = solve(edges, info, search_tol, have_last ? &last : start_.get(), &next);
