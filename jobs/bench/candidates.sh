@@ -2,6 +2,8 @@
 # Benchmark of the candidate search (not a test): the partition route against the ring in one
 # run, total CPU seconds of the phase (all ranks and threads), recall, bytes sent per rank and
 # peak memory; pynndescent's all-kNN graph as an outside baseline, measured in the same run.
+# Searches: ring and partition with the default engine (hnsw), and partition with the exact
+# voronoi engine ("voronoi" in the names).
 #   usage: jobs/bench/candidates.sh [scaling|million|fmnist|threads|all]   (default all)
 # Cases:
 #   scaling  200,000 x 68 (first rows of the 1M set), --model knn --k 5, p = 1 2 4 8 16 ranks of
@@ -50,14 +52,23 @@ print(f"{sys.argv[5]:<26} p={sys.argv[3]:>2} t={sys.argv[4]} wall {a['seconds_ca
 PY
 }
 
+# lsgl options of a search configuration: ring, partition (hnsw) or voronoi (partition route).
+flags() {
+  case $1 in
+    ring) echo "--ann-route ring" ;;
+    partition) echo "--ann-route partition" ;;
+    voronoi) echo "--ann-route partition --ann voronoi" ;;
+  esac
+}
+
 cpu_of() { $py -c "import h5py, sys; print(h5py.File(sys.argv[1], 'r')['graph'].attrs['ann_cpu_seconds'])" "$work/$1.h5"; }
 
 if [ "$what" = scaling ] || [ "$what" = all ]; then
   echo; echo "== scaling: 200,000 x 68, knn k = 5, 1 thread per rank"
-  for route in ring partition; do
+  for route in ring partition voronoi; do
     for np in 1 2 4 8 16; do
       search "$np" 1 "scale-$route-$np" --input "$work/latent-200k.h5" --model knn --k 5 \
-        --ann-route "$route" --recall-sample 1000
+        $(flags "$route") --recall-sample 1000
     done
     for np in 2 4 8 16; do
       echo "  $route: CPU at p = $np / CPU at p = 1 = $($py -c "print(f'{$(cpu_of scale-$route-$np) / $(cpu_of scale-$route-1):.2f}')")"
@@ -67,9 +78,9 @@ fi
 
 if [ "$what" = million ] || [ "$what" = all ]; then
   echo; echo "== 1,000,000 x 68, 15 candidates per node, 2 ranks"
-  for route in partition ring; do
+  for route in voronoi partition ring; do
     search 2 1 "million-$route" --input "$work/latent-1m.h5" --model knn --k 15 \
-      --ann-route "$route" --recall-sample 1000
+      $(flags "$route") --recall-sample 1000
   done
   if ! $py -c "import pynndescent" 2> /dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
@@ -100,15 +111,17 @@ fi
 
 if [ "$what" = fmnist ] || [ "$what" = all ]; then
   echo; echo "== Fashion-MNIST 60,000 x 784, 30 candidates per node, 2 ranks"
-  for route in partition ring; do
+  for route in voronoi partition ring; do
     search 2 1 "fmnist-$route" --input /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz \
-      --model knn --k 30 --ann-route "$route" --recall-sample 1000
+      --model knn --k 30 $(flags "$route") --recall-sample 1000
   done
 fi
 
 if [ "$what" = threads ] || [ "$what" = all ]; then
-  echo; echo "== threads: 200,000 x 68, knn k = 5, partition"
-  search 1 2 "threads-1x2" --input "$work/latent-200k.h5" --model knn --k 5
-  search 2 1 "threads-2x1" --input "$work/latent-200k.h5" --model knn --k 5
-  echo "  wall 1x2 / 2x1 = $($py -c "import h5py; w = lambda n: h5py.File('$work/' + n + '.h5', 'r')['graph'].attrs['seconds_candidates']; print(f'{w(\"threads-1x2\") / w(\"threads-2x1\"):.2f}')")"
+  echo; echo "== threads: 200,000 x 68, knn k = 5, 1 rank x 2 threads against 2 ranks x 1 thread"
+  for route in partition voronoi; do
+    search 1 2 "threads-$route-1x2" --input "$work/latent-200k.h5" --model knn --k 5 $(flags "$route")
+    search 2 1 "threads-$route-2x1" --input "$work/latent-200k.h5" --model knn --k 5 $(flags "$route")
+    echo "  $route: wall 1x2 / 2x1 = $($py -c "import h5py; w = lambda n: h5py.File('$work/' + n + '.h5', 'r')['graph'].attrs['seconds_candidates']; print(f'{w(\"threads-$route-1x2\") / w(\"threads-$route-2x1\"):.2f}')")"
+  done
 fi
