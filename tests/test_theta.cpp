@@ -143,6 +143,42 @@ TEST(ThetaFromK, GeometricMeanOfMeanBounds) {
   EXPECT_TRUE(std::isfinite(t.theta));
 }
 
+// The slope of eq. 18's k -> theta on rows z_j = a j (a differing per node): Thm. 3's bound
+// 1/sqrt(j z_j^2 - b_j z_j) is sqrt(2) / (a j sqrt(j - 1)), so log theta(k) = C - 3/4 log k -
+// 1/4 log(k - 1) - 1/2 log(k + 1) whatever the a's, and the slope between k - 1 and k + 1 (k and
+// k + 1 when k = 2) follows in closed form. No estimate for k = 1 or without candidates past k + 1.
+TEST(ThetaFromK, Eq18SlopeOnLinearDistances) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::int64_t n = 29;
+  const auto rows = [&](int m) {
+    Candidates c;
+    c.m = m;
+    c.begin = n * rank / size;
+    for (std::int64_t g = c.begin; g < n * (rank + 1) / size; ++g) {
+      for (int j = 1; j <= m; ++j) {
+        c.dist.push_back((1.0 + 0.1 * g) * j);
+        c.idx.push_back((g + j) % n);
+      }
+    }
+    return c;
+  };
+  const auto log_theta = [](double k) {
+    return -0.75 * std::log(k) - 0.25 * std::log(k - 1) - 0.5 * std::log(k + 1);
+  };
+  const Candidates c = rows(12);
+  for (int k : {2, 4, 9}) {
+    const int lo = std::max(2, k - 1), hi = k + 1;
+    const double expected = std::log(double(hi) / lo) / (log_theta(hi) - log_theta(lo));
+    EXPECT_NEAR(eq18_degree_slope(MPI_COMM_WORLD, c, k), expected, 1e-12 * std::abs(expected))
+        << "k = " << k;
+  }
+  EXPECT_EQ(eq18_degree_slope(MPI_COMM_WORLD, c, 1), 0.0);
+  EXPECT_EQ(eq18_degree_slope(MPI_COMM_WORLD, rows(5), 4), 0.0);  // needs the 6th neighbour
+  EXPECT_LT(eq18_degree_slope(MPI_COMM_WORLD, rows(6), 4), 0.0);
+}
+
 TEST(ThetaFromK, AllIdenticalIsACollectiveError) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

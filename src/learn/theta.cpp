@@ -1,5 +1,6 @@
 #include "lsgl/learn/theta.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -54,24 +55,42 @@ std::pair<double, double> theta_interval(const double* z, int k) {
   return {lower, upper};
 }
 
+namespace {
+
+// Sums over the local nodes of [KP19] Thm. 3's finite bounds for k: lower, upper, count lower,
+// count upper.
+void local_bound_sums(const Candidates& cand, int k, double* sums) {
+  for (int j = 0; j < 4; ++j) sums[j] = 0.0;
+  for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
+    const auto [lo, up] = theta_interval(cand.dist.data() + r * cand.m, k);
+    if (std::isfinite(lo)) {
+      sums[0] += lo;
+      sums[2] += 1;
+    }
+    if (std::isfinite(up)) {
+      sums[1] += up;
+      sums[3] += 1;
+    }
+  }
+}
+
+// [KP19] eq. 18: theta = sqrt(mean lower * mean upper) from the global sums of local_bound_sums
+// (1.1 * mean lower when no upper bound is finite, as for k == 1); 0 when no lower bound is.
+double eq18_theta(const double* sums) {
+  if (sums[2] == 0) return 0.0;
+  const double lower = sums[0] / sums[2];
+  return sums[3] == 0 ? 1.1 * lower : std::sqrt(lower * sums[1] / sums[3]);
+}
+
+}  // namespace
+
 // [KP19] eq. 18: theta = sqrt(mean lower * mean upper), means over all nodes.
 ThetaChoice theta_from_k(MPI_Comm comm, const Candidates& cand, int k) {
   collective_check(comm, k >= 1 && cand.m > k,
                    "theta from k needs 1 <= k < number of candidates per node (k = " +
                        std::to_string(k) + ", candidates = " + std::to_string(cand.m) + ")");
-  // sums: lower, upper, count lower, count upper
-  double local[4] = {0, 0, 0, 0};
-  for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
-    const auto [lo, up] = theta_interval(cand.dist.data() + r * cand.m, k);
-    if (std::isfinite(lo)) {
-      local[0] += lo;
-      local[2] += 1;
-    }
-    if (std::isfinite(up)) {
-      local[1] += up;
-      local[3] += 1;
-    }
-  }
+  double local[4];
+  local_bound_sums(cand, k, local);
   double global[4];
   MPI_Allreduce(local, global, 4, MPI_DOUBLE, MPI_SUM, comm);
   std::int64_t n = 0;
@@ -84,14 +103,23 @@ ThetaChoice theta_from_k(MPI_Comm comm, const Candidates& cand, int k) {
   c.lower_mean = global[0] / global[2];
   c.nodes_without_lower = n - static_cast<std::int64_t>(global[2]);
   c.nodes_without_upper = n - static_cast<std::int64_t>(global[3]);
-  if (k == 1 || global[3] == 0) {
-    c.upper_mean = 0.0;
-    c.theta = 1.1 * c.lower_mean;
-  } else {
-    c.upper_mean = global[1] / global[3];
-    c.theta = std::sqrt(c.lower_mean * c.upper_mean);
-  }
+  c.upper_mean = global[3] > 0 ? global[1] / global[3] : 0.0;
+  c.theta = eq18_theta(global);
   return c;
+}
+
+// d log k / d log theta along [KP19] eq. 18's k -> theta: the secant between k - 1 (k when
+// k == 2, eq. 18 being another rule at 1) and k + 1.
+double eq18_degree_slope(MPI_Comm comm, const Candidates& cand, int k) {
+  const int lo = std::max(2, k - 1), hi = k + 1;
+  if (k < 2 || cand.m <= hi) return 0.0;
+  double local[8], global[8];
+  local_bound_sums(cand, lo, local);
+  local_bound_sums(cand, hi, local + 4);
+  MPI_Allreduce(local, global, 8, MPI_DOUBLE, MPI_SUM, comm);
+  const double theta_lo = eq18_theta(global), theta_hi = eq18_theta(global + 4);
+  if (!(theta_lo > 0 && theta_hi > 0) || theta_lo == theta_hi) return 0.0;
+  return std::log(static_cast<double>(hi) / lo) / std::log(theta_hi / theta_lo);
 }
 
 }  // namespace lsgl

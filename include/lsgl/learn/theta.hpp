@@ -1,6 +1,7 @@
 #pragma once
 // Choosing theta from the desired number of neighbours k (seed section 4.2).
-// One-node functions are local (not collective); theta_from_k is collective.
+// One-node functions are local (not collective); theta_from_k and eq18_degree_slope are
+// collective.
 #include <mpi.h>
 
 #include <cstdint>
@@ -47,5 +48,12 @@ struct ThetaChoice {
 // 1.1 * lower (as the reference code does). Throws CollectiveError if no node has a finite
 // lower bound (e.g. all points identical).
 ThetaChoice theta_from_k(MPI_Comm comm, const Candidates& cand, int k);
+
+// Collective. The slope d log k / d log theta (negative) of eq. 18's own k -> theta curve at k,
+// from the same candidate distances: the secant between eq. 18's theta for k - 1 and k + 1 (k
+// and k + 1 when k == 2: at 1 eq. 18 is another rule). It predicts how the learned degree
+// answers a change of theta. 0 (no estimate) when k < 2, when the candidates are too few
+// (cand.m <= k + 1) or when no node has finite bounds.
+double eq18_degree_slope(MPI_Comm comm, const Candidates& cand, int k);
 
 }  // namespace lsgl
