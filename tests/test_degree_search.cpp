@@ -12,10 +12,12 @@ namespace {
 using lsgl::DegreeSearchParams;
 using lsgl::DegreeTrial;
 
+using lsgl::DegreeSolve;
+
 // search_degree on degree(x), counting the solves.
 lsgl::DegreeSearchResult run(const DegreeSearchParams& p, double x0, double (*degree)(double)) {
-  return lsgl::search_degree(p, x0, [&](double x) -> std::optional<DegreeTrial> {
-    return DegreeTrial{x, degree(x), 1};
+  return lsgl::search_degree(p, x0, [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
+    return DegreeTrial{q.x, degree(q.x), 1};
   });
 }
 
@@ -91,13 +93,117 @@ TEST(DegreeSearch, StopsWhenASolveIsInterrupted) {
   DegreeSearchParams p;
   p.k = 10;
   int calls = 0;
-  const auto r = lsgl::search_degree(p, 0.013, [&](double x) -> std::optional<DegreeTrial> {
-    if (++calls == 2) return std::nullopt;
-    return DegreeTrial{x, power_law(x), 1};
-  });
+  const auto r =
+      lsgl::search_degree(p, 0.013, [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
+        if (++calls == 2) return std::nullopt;
+        return DegreeTrial{q.x, power_law(q.x), 1};
+      });
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(r.trials.size(), 1u);
   EXPECT_FALSE(r.reached);
+}
+
+// Degree curves c theta^(-s) with s != 1 (measured near k = 2: about 0.5 on Fashion-MNIST, 0.25
+// on the grid). Given the slope s as p.first_slope, the first correction lands on k exactly;
+// with the slope 1 assumed it covers only the share s of the way (in log degree).
+TEST(DegreeSearch, FirstStepUsesTheGivenSlope) {
+  for (double s : {0.25, 0.5, 2.0}) {
+    DegreeSearchParams p;
+    p.k = 2;
+    const auto degree = [&](double theta) { return 2.0 * std::pow(theta / 0.3, -s); };
+    const double x0 = 0.3 * std::pow(1.137, -1.0 / s);  // eq. 18 off by +13.7%
+    ASSERT_NEAR(degree(x0), 2.0 * 1.137, 1e-12);
+    p.first_slope = s;
+    const double x1 = lsgl::next_degree_trial({{x0, degree(x0), 1}}, p);
+    EXPECT_NEAR(x1, 0.3, 1e-12 * 0.3) << "s = " << s;
+    const auto r =
+        lsgl::search_degree(p, x0, [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
+          return DegreeTrial{q.x, degree(q.x), 1};
+        });
+    EXPECT_TRUE(r.reached);
+    EXPECT_EQ(r.trials.size(), 2u) << "s = " << s;  // one correction
+    p.first_slope = 0;                              // the slope 1
+    const double share =
+        std::log(degree(x0) / degree(lsgl::next_degree_trial({{x0, degree(x0), 1}}, p))) /
+        std::log(1.137);
+    EXPECT_NEAR(share, s, 1e-9) << "s = " << s;
+  }
+}
+
+// A trial continued to the final tolerance replaces the search's measurement at its x: the
+// bracket between the two measurements of one x would otherwise collapse (and stop the search).
+TEST(DegreeSearch, AContinuedTrialReplacesTheSearchOne) {
+  DegreeSearchParams p;
+  p.k = 10;
+  std::vector<DegreeTrial> t = {{1.0, 10.4, 1, false}, {1.0, 9.0, 1, true}};
+  EXPECT_NEAR(lsgl::next_degree_trial(t, p), 0.9, 1e-12);  // slope 1 from 9.0 alone
+  t[1].full = false;                                       // two search measurements of one x
+  EXPECT_EQ(lsgl::next_degree_trial(t, p), 0.0);
+}
+
+// The search's solves stop early and measure degree(x); solved to the final tolerance the degree
+// is 6% lower (the grid at k = 10: -4.7% at the search tolerance, -5.4% at the final one). The
+// closest search trial is continued, lands outside the tolerance and the search goes on at the
+// final tolerance; the kept trial is a full one within the tolerance.
+TEST(DegreeSearch, ContinuesWhenTheFinalToleranceLeavesIt) {
+  const auto search = [](double x) { return 10.86 / x; };  // +8.6% at x = 1, slope 1
+  const auto full = [&](double x) { return 0.94 * search(x); };
+  DegreeSearchParams p;
+  p.k = 10;
+  p.continue_closest = true;
+  std::vector<DegreeSolve> asked;
+  const auto solver = [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
+    asked.push_back(q);
+    return DegreeTrial{q.x, q.full ? full(q.x) : search(q.x), 1};
+  };
+  auto r = lsgl::search_degree(p, 1.0, solver);
+  ASSERT_EQ(asked.size(), 4u);
+  EXPECT_FALSE(asked[0].full || asked[1].full);
+  EXPECT_NEAR(r.trials[1].degree, 10.0, 1e-12);  // within at the search tolerance
+  EXPECT_TRUE(asked[2].full && asked[2].continues && asked[2].x == asked[1].x);
+  EXPECT_NEAR(r.trials[2].degree, 9.4, 1e-12);  // -6% at the final one
+  EXPECT_TRUE(asked[3].full && !asked[3].continues);
+  // Interpolated between 9.4 (full, x = 1.086) and 10.86 (search, x = 1).
+  const double t = std::log(0.94) / (std::log(0.94) - std::log(1.086));  // from the low end
+  EXPECT_NEAR(asked[3].x, std::exp((1 - t) * std::log(1.086)), 1e-12);
+  EXPECT_EQ(r.best, 3);
+  EXPECT_TRUE(r.reached && r.trials[3].full);
+  EXPECT_LE(std::abs(r.trials[3].degree - 10), 0.05 * 10);
+  EXPECT_LE(std::abs(r.trials[3].degree - 10), std::abs(r.trials[0].degree - 10));
+
+  // No solve left after the continuation: it is kept (the only full trial), not reached.
+  p.max_solves = 2;
+  asked.clear();
+  r = lsgl::search_degree(p, 1.0, solver);
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_EQ(r.best, 2);
+  EXPECT_FALSE(r.reached);
+
+  // A continuation within the tolerance ends the search: three solves.
+  p.max_solves = 6;
+  asked.clear();
+  r = lsgl::search_degree(p, 1.0, [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
+    asked.push_back(q);
+    return DegreeTrial{q.x, q.full ? 0.99 * search(q.x) : search(q.x), 1};
+  });
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_EQ(r.best, 2);
+  EXPECT_TRUE(r.reached);
+}
+
+// Without continue_closest every solve is a full one and none is continued.
+TEST(DegreeSearch, SearchAtTheFinalTolerance) {
+  DegreeSearchParams p;
+  p.k = 10;
+  std::vector<DegreeSolve> asked;
+  const auto r =
+      lsgl::search_degree(p, 0.013, [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
+        asked.push_back(q);
+        return DegreeTrial{q.x, power_law(q.x), 1};
+      });
+  ASSERT_TRUE(r.reached);
+  for (const DegreeSolve& q : asked) EXPECT_TRUE(q.full && !q.continues);
+  EXPECT_EQ(asked.size(), r.trials.size());
 }
 
 }  // namespace

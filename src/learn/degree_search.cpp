@@ -17,7 +17,13 @@ double log_ratio(const DegreeTrial& t, double k) {
 
 }  // namespace
 
-double next_degree_trial(const std::vector<DegreeTrial>& trials, const DegreeSearchParams& p) {
+double next_degree_trial(const std::vector<DegreeTrial>& all, const DegreeSearchParams& p) {
+  // A solve continued to the final tolerance replaces the search's measurement at its x.
+  std::vector<DegreeTrial> trials;
+  for (const DegreeTrial& t : all) {
+    const auto continued = [&](const DegreeTrial& u) { return u.full && u.x == t.x; };
+    if (t.full || std::none_of(all.begin(), all.end(), continued)) trials.push_back(t);
+  }
   const double sign = p.decreasing ? -1.0 : 1.0;  // sign of d log(degree) / d log(x)
   // Closest trials on each side: `low` has a degree below k, `high` above.
   const DegreeTrial *low = nullptr, *high = nullptr, *closest = &trials.front();
@@ -35,7 +41,7 @@ double next_degree_trial(const std::vector<DegreeTrial>& trials, const DegreeSea
     return std::exp(ul + t * (uh - ul));
   }
   // One side only: a secant step from the closest trial.
-  double slope = sign;
+  double slope = sign * (p.first_slope > 0 ? p.first_slope : 1.0);
   for (const DegreeTrial& t : trials) {
     if (&t == closest || t.x == closest->x) continue;
     const double s = (log_ratio(*closest, p.k) - log_ratio(t, p.k)) /
@@ -47,29 +53,52 @@ double next_degree_trial(const std::vector<DegreeTrial>& trials, const DegreeSea
   return closest->x * std::exp(step);
 }
 
-DegreeSearchResult search_degree(const DegreeSearchParams& p, double x0,
-                                 const std::function<std::optional<DegreeTrial>(double)>& solve) {
+namespace {
+
+// The trial closest to k among those solved to the final tolerance (among all when none is).
+int closest_trial(const std::vector<DegreeTrial>& trials, double k) {
+  const bool any_full =
+      std::any_of(trials.begin(), trials.end(), [](const DegreeTrial& t) { return t.full; });
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(trials.size()); ++i) {
+    if (any_full && !trials[i].full) continue;
+    if (best < 0 || std::abs(trials[i].degree - k) < std::abs(trials[best].degree - k)) best = i;
+  }
+  return std::max(best, 0);
+}
+
+}  // namespace
+
+DegreeSearchResult search_degree(
+    const DegreeSearchParams& p, double x0,
+    const std::function<std::optional<DegreeTrial>(const DegreeSolve&)>& solve) {
   DegreeSearchResult r;
   const auto within = [&](const DegreeTrial& t) {
     return std::abs(t.degree - p.k) <= p.tolerance * p.k;
   };
-  double x = x0;
-  while (true) {
-    const std::optional<DegreeTrial> t = solve(x);
+  int fresh = 0;  // solves at a new x
+  std::optional<DegreeSolve> q = DegreeSolve{x0, !p.continue_closest, false};
+  while (q) {
+    std::optional<DegreeTrial> t = solve(*q);
     if (!t) {
       r.interrupted = true;
       break;
     }
+    t->full = q->full;
     r.trials.push_back(*t);
-    const DegreeTrial& best = r.trials[r.best];
-    if (std::abs(t->degree - p.k) < std::abs(best.degree - p.k)) {
-      r.best = static_cast<int>(r.trials.size()) - 1;
+    if (!q->continues) ++fresh;
+    const bool full = q->full;
+    q.reset();
+    if (!within(*t) && fresh < p.max_solves) {
+      const double x = next_degree_trial(r.trials, p);
+      if (x > 0 && std::isfinite(x)) q = DegreeSolve{x, full, false};
     }
-    if (within(*t) || static_cast<int>(r.trials.size()) >= p.max_solves) break;
-    x = next_degree_trial(r.trials, p);
-    if (!(x > 0) || !std::isfinite(x)) break;
+    if (!q && !full) {  // the search at its tolerance is over: the closest to the final one
+      q = DegreeSolve{r.trials[closest_trial(r.trials, p.k)].x, true, true};
+    }
   }
-  r.reached = !r.trials.empty() && within(r.trials[r.best]);
+  r.best = closest_trial(r.trials, p.k);
+  r.reached = !r.trials.empty() && r.trials[r.best].full && within(r.trials[r.best]);
   return r;
 }
 

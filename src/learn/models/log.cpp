@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/degree_search.hpp"
@@ -18,12 +19,15 @@ namespace lsgl {
 
 namespace {
 
-// "theta:degree:iterations" of every solve, separated by "; ".
-std::string degree_trials_text(const std::vector<DegreeTrial>& trials) {
+// "theta:degree:iterations:tol" of every solve, separated by "; " (tol: the final tolerance for
+// full solves, else the search's).
+std::string degree_trials_text(const std::vector<DegreeTrial>& trials, double tol,
+                               double search_tol) {
   std::ostringstream out;
   out.precision(10);
   for (std::size_t i = 0; i < trials.size(); ++i) {
-    out << (i ? "; " : "") << trials[i].x << ":" << trials[i].degree << ":" << trials[i].iterations;
+    out << (i ? "; " : "") << trials[i].x << ":" << trials[i].degree << ":" << trials[i].iterations
+        << ":" << (trials[i].full ? tol : search_tol);
   }
   return out.str();
 }
@@ -45,6 +49,7 @@ class LogModel : public Model {
                                       : (o_.theta > 0 ? o_.theta : theta_from_k(comm_, cand, o_.k).theta);
     set_parameters(theta);
     theta_eq18_ = o_.alpha > 0 || o_.theta > 0 ? 0.0 : theta;
+    if (theta_eq18_ > 0 && o_.degree_tol > 0) slope_eq18_ = eq18_degree_slope(comm_, cand, o_.k);
     dual_scale_ = o_.solver.dual_scale > 0 ? o_.solver.dual_scale
                                            : estimate_dual_scale(comm_, cand, theta_);
   }
@@ -81,7 +86,10 @@ class LogModel : public Model {
     char line[160];
     std::snprintf(line, sizeof line, "theta = %.6g, %lld allowed edges, dual scale %.4g", theta_,
                   (long long)allowed_edges, dual_scale_);
-    return line;
+    if (slope_eq18_ == 0) return line;
+    char slope[80];
+    std::snprintf(slope, sizeof slope, ", eq. 18 slope d log k / d log theta %.3f", slope_eq18_);
+    return line + std::string(slope);
   }
 
   void add_attributes(Attributes& a) const override {
@@ -102,7 +110,8 @@ class LogModel : public Model {
     a.emplace_back("degree_tol", o_.degree_tol);
     a.emplace_back("degree_solves", static_cast<std::int64_t>(trials_.size()));
     a.emplace_back("degree_reached", static_cast<std::int64_t>(degree_reached_ ? 1 : 0));
-    a.emplace_back("degree_trials", degree_trials_text(trials_));
+    a.emplace_back("degree_trials", degree_trials_text(trials_, o_.solver.tol, search_tol_));
+    a.emplace_back("degree_slope_eq18", slope_eq18_);
     a.emplace_back("iterations_total", static_cast<std::int64_t>(iterations_total_));
   }
 
@@ -111,7 +120,7 @@ class LogModel : public Model {
     std::printf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)\n",
                 report_.iterations, report_.converged ? "converged" : "NOT converged",
                 report_.rel_change_primal, report_.rel_change_dual, o_.solver.tol);
-    if (trials_.size() > 1)
+    if (trials_.size() > 1 && (theta_ != trials_.front().x || !degree_reached_))
       std::printf("  degree correction  %s: theta %.6g (eq. 18: %.6g), %zu solves, %d iterations "
                   "in all\n",
                   degree_reached_ ? "within --degree-tol" : "NOT within --degree-tol (closest kept)",
@@ -191,70 +200,74 @@ class LogModel : public Model {
 
   // Collective. The solve at info.theta; when theta came from [KP19] eq. 18 and --degree-tol
   // > 0, theta is corrected (search_degree) with solves to --degree-search-tol, each
-  // warm-started from the previous one's weights and duals, and the closest theta is then solved
-  // to --tol from its state. Returns those weights.
+  // warm-started from the previous one's weights and duals; the closest is continued to --tol
+  // from its state, and when that leaves --degree-tol the search goes on with solves to --tol.
+  // Returns the weights of the closest solve to --tol.
   std::vector<double> learn_to_degree(const EdgeSet& edges, CheckpointInfo info) {
     const bool target = o_.degree_tol > 0 && o_.theta <= 0 && o_.alpha <= 0;
-    const double search_tol =
-        target ? std::max(o_.solver.tol, o_.degree_search_tol) : o_.solver.tol;
-    SolverState last, best_state;
+    search_tol_ = target ? std::max(o_.solver.tol, o_.degree_search_tol) : o_.solver.tol;
+    SolverState last, closest_state;
     bool have_last = false;
-    std::vector<double> w;
-    double best_deviation = std::numeric_limits<double>::infinity();
+    std::vector<double> w, kept_w;
+    SolverReport kept_report;
+    double closest_deviation = std::numeric_limits<double>::infinity();
+    double kept_deviation = std::numeric_limits<double>::infinity();
     iterations_total_ = 0;
     DegreeSearchParams dp;
     dp.k = o_.k;
     dp.tolerance = o_.degree_tol;
     dp.max_solves = target ? o_.max_solves : 1;
-    const DegreeSearchResult r = search_degree(dp, info.theta, [&](double theta)
-                                                   -> std::optional<DegreeTrial> {
-      info.theta = theta;
-      if (have_last) {  // warm start at a new theta: a fresh count of iterations and momentum
+    dp.first_slope = std::abs(slope_eq18_);
+    dp.continue_closest = search_tol_ > o_.solver.tol;
+    const auto solve_at = [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
+      info.theta = q.x;
+      if (have_last && !q.continues) {  // a new theta: fresh counts of iterations, momentum
         last.iteration = 0;
         last.rescales = 0;
         last.mu.clear();
         last.momentum = 1.0;
       }
+      const SolverState* from = q.continues ? &closest_state : (have_last ? &last : start_.get());
       SolverState next;
-      w = solve(edges, info, search_tol, have_last ? &last : start_.get(), &next);
+      w = solve(edges, info, q.full ? o_.solver.tol : search_tol_, from, &next);
       iterations_total_ += report_.iterations_run;
       if (report_.interrupted) return std::nullopt;
       last = std::move(next);
       have_last = true;
-      const DegreeTrial t{theta, average_degree(edges, w, o_.prune), report_.iterations};
+      const DegreeTrial t{q.x, average_degree(edges, w, o_.prune), report_.iterations_run, q.full};
+      const double deviation = std::abs(t.degree - o_.k);
       if (talk() && target) {
-        std::printf("  theta %.6g: average degree %.3f (%+.1f%%), %d iterations at tol %.0e%s\n",
-                    theta, t.degree, 100.0 * (t.degree - o_.k) / o_.k, t.iterations, search_tol,
+        std::printf("  theta %.6g: average degree %.3f (%+.1f%%), %d %siterations at tol %.0e%s\n",
+                    q.x, t.degree, 100.0 * (t.degree - o_.k) / o_.k, t.iterations,
+                    q.continues ? "more " : "", q.full ? o_.solver.tol : search_tol_,
                     report_.converged ? "" : " (NOT converged)");
         std::fflush(stdout);
       }
-      if (std::abs(t.degree - o_.k) < best_deviation) {  // the same choice as r.best
-        best_deviation = std::abs(t.degree - o_.k);
-        best_state = last;
+      if (!q.full && deviation < closest_deviation) {  // the one search_degree would continue
+        closest_deviation = deviation;
+        closest_state = last;
+      }
+      if (q.full && deviation < kept_deviation) {  // the choice of r.best
+        kept_deviation = deviation;
+        kept_w = std::move(w);  // the next solve assigns w anew
+        kept_report = report_;
       }
       trials_.push_back(t);
       return t;
-    });
+    };
+    const DegreeSearchResult r = search_degree(dp, info.theta, solve_at);
     degree_reached_ = r.reached;
     if (r.interrupted || r.trials.empty()) return w;
-    theta_ = info.theta = r.trials[r.best].x;
-    if (search_tol > o_.solver.tol) {  // the kept theta to --tol, continuing its own solve
-      w = solve(edges, info, o_.solver.tol, &best_state, nullptr);
-      iterations_total_ += report_.iterations_run;
-      if (report_.interrupted) return w;
-      const double degree = average_degree(edges, w, o_.prune);
-      degree_reached_ = std::abs(degree - o_.k) <= o_.degree_tol * o_.k;
-      if (talk()) {
-        std::printf("  theta %.6g: average degree %.3f at tol %.0e, %d more iterations\n", theta_,
-                    degree, o_.solver.tol, report_.iterations_run);
-      }
-    }
-    return w;
+    theta_ = r.trials[r.best].x;
+    report_ = kept_report;
+    return kept_w;
   }
 
   std::string key_;  // checkpoint key: the data's fingerprint and the problem's parameters
   double theta_ = 0.0, alpha_ = 0.0, beta_ = 0.0, delta_ = 1.0;
   double theta_eq18_ = 0.0;  // [KP19] eq. 18's theta (0: theta given, or unknown on resume)
+  double slope_eq18_ = 0.0;  // eq18_degree_slope at k (0: not estimated, e.g. on resume)
+  double search_tol_ = 0.0;  // tolerance of the degree search's solves
   double dual_scale_ = 1.0;
   std::unique_ptr<SolverState> start_;  // the resumed state
   std::vector<DegreeTrial> trials_;     // every solve of the degree correction
