@@ -233,9 +233,15 @@ if len(runs) == 3:
             "--output", direct, "--quiet", ranks=2)
     if p is not None and p.returncode == 0:
         Wd = load(direct)[0]
+        # Both solves stop at --tol 1e-5 from different starts, so a weight at the --prune level
+        # (1e-4) may be written by one and not the other: an edge of only one graph must weigh
+        # less than 10x that level (the median weight is about 0.1).
+        only = abs((W1 != 0).astype(int) - (Wd != 0).astype(int))
+        only_w = abs(W1 - Wd)[only.nonzero()]
         check("degree target: equals a direct solve at the final theta",
-              abs(W1 - Wd).sum() / abs(W1).sum() < 1e-3 and W1.nnz == Wd.nnz,
-              abs(W1 - Wd).sum() / abs(W1).sum())
+              abs(W1 - Wd).sum() / abs(W1).sum() < 1e-3 and
+              (only.nnz == 0 or only_w.max() < 1e-3) and only.nnz <= 1e-3 * W1.nnz,
+              (abs(W1 - Wd).sum() / abs(W1).sum(), only.nnz, only_w.max() if only.nnz else 0))
     else:
         check("degree target: direct solve runs", False, p.stderr if p else "timeout")
 
