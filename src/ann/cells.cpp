@@ -4,6 +4,7 @@
 
 #include <faiss/Clustering.h>
 #include <faiss/IndexFlat.h>
+#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -141,6 +142,79 @@ void CellLayout::gaps(int i, double* out) const {
   }
 }
 
+void approximate_distances(const CellLayout& lay, const float* x, std::int64_t rows, float* out,
+                           double* err) {
+  const std::int64_t d = lay.d;
+  const int cells = lay.cells;
+  std::vector<double> mean(static_cast<std::size_t>(d), 0.0);
+  for (int c = 0; c < cells; ++c) {
+    for (std::int64_t j = 0; j < d; ++j) mean[j] += lay.centroids[c * d + j];
+  }
+  std::vector<float> shift(static_cast<std::size_t>(d));
+  for (std::int64_t j = 0; j < d; ++j) shift[j] = static_cast<float>(mean[j] / cells);
+  const auto shifted = [&](const float* v, std::int64_t n) {
+    std::vector<float> s(static_cast<std::size_t>(n * d));
+    for (std::int64_t r = 0; r < n; ++r) {
+      for (std::int64_t j = 0; j < d; ++j) s[r * d + j] = v[r * d + j] - shift[j];
+    }
+    return s;
+  };
+  const std::vector<float> cs = shifted(lay.centroids.data(), cells), xs = shifted(x, rows);
+  const auto norm2 = [d](const float* v) {
+    double s = 0.0;
+    for (std::int64_t j = 0; j < d; ++j) s += static_cast<double>(v[j]) * v[j];
+    return s;
+  };
+  std::vector<double> cn(static_cast<std::size_t>(cells));
+  for (int c = 0; c < cells; ++c) cn[c] = norm2(cs.data() + c * d);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), cells,
+              static_cast<int>(d), -2.0f, xs.data(), static_cast<int>(d), cs.data(),
+              static_cast<int>(d), 0.0f, out, cells);
+  const double slack = (2.0 * static_cast<double>(d) + 16.0) * 0x1.0p-24;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const double xn = norm2(xs.data() + r * d), xr = std::sqrt(xn);
+    for (int c = 0; c < cells; ++c) {
+      const double b = xr + std::sqrt(cn[c]);
+      out[r * cells + c] = static_cast<float>(xn + cn[c] + out[r * cells + c]);
+      err[r * cells + c] = slack * b * b;
+    }
+  }
+}
+
+std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64_t rows,
+                               int threads) {
+  constexpr std::int64_t kBlock = 256;
+  const int cells = lay.cells;
+  std::vector<int> home(static_cast<std::size_t>(rows));
+  openblas_set_num_threads(1);  // the threads take blocks of rows
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<float> approx(static_cast<std::size_t>(kBlock * cells));
+    std::vector<double> err(approx.size()), exact(static_cast<std::size_t>(cells));
+#pragma omp for schedule(static)
+    for (std::int64_t b = 0; b < rows; b += kBlock) {
+      const std::int64_t nb = std::min(kBlock, rows - b);
+      approximate_distances(lay, x + b * lay.d, nb, approx.data(), err.data());
+      for (std::int64_t i = 0; i < nb; ++i) {
+        const float* f = approx.data() + i * cells;
+        const double* e = err.data() + i * cells;
+        int best = 0;
+        for (int c = 1; c < cells; ++c) best = f[c] < f[best] ? c : best;
+        bool sure = true;  // every other centroid certainly farther
+        for (int c = 0; c < cells && sure; ++c) {
+          sure = c == best || static_cast<double>(f[c]) - e[c] > static_cast<double>(f[best]) + e[best];
+        }
+        if (!sure) {
+          lay.distances(x + (b + i) * lay.d, exact.data());
+          best = nearest_cell(exact.data(), cells);
+        }
+        home[b + i] = best;
+      }
+    }
+  }
+  return home;
+}
+
 int nearest_cell(const double* dist, int cells) {
   return static_cast<int>(std::min_element(dist, dist + cells) - dist);
 }
@@ -166,16 +240,7 @@ CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParam
   MPI_Bcast(lay.centroids.data(), static_cast<int>(lay.cells * d), MPI_FLOAT, 0, comm);
 
   // Every local row to its nearest centroid; cell sizes over all ranks.
-  a.home.resize(static_cast<std::size_t>(rows));
-#pragma omp parallel num_threads(p.threads)
-  {
-    std::vector<double> dist(lay.cells);
-#pragma omp for schedule(static)
-    for (std::int64_t l = 0; l < rows; ++l) {
-      lay.distances(data.row(l), dist.data());
-      a.home[l] = nearest_cell(dist.data(), lay.cells);
-    }
-  }
+  a.home = nearest_cells(lay, data.x.data(), rows, p.threads);
   std::vector<std::int64_t> local(lay.cells, 0), before(lay.cells, 0);
   for (int c : a.home) ++local[c];
   lay.size.resize(lay.cells);

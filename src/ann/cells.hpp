@@ -40,18 +40,20 @@ struct CellLayout {
 std::vector<float> kmeans(const float* x, std::int64_t rows, std::int64_t d, int cells,
                           const AnnParams& p);
 
+// Local. Squared distances from the `rows` rows at x to every centroid by one single-precision
+// product (OpenBLAS sgemm on coordinates shifted by the centroids' mean): out[r * cells + c],
+// within err[r * cells + c] of squared_distance. The bound is (2 d + 16) 2^-24 (||x'|| + ||c'||)^2
+// for the shifted vectors (products, norms and the shift, with room to spare).
+void approximate_distances(const CellLayout& lay, const float* x, std::int64_t rows, float* out,
+                           double* err);
+
+// Local. The nearest cell of each of the `rows` rows at x by squared_distance (ties: lowest
+// cell), as nearest_cell would give: approximate_distances decides where the margin between the
+// best and the second best exceeds their bounds, squared_distance elsewhere.
+std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64_t rows, int threads);
+
 // Local. The nearest cell given the distances to every centroid (ties: lowest cell).
 int nearest_cell(const double* dist, int cells);
-
-// Local. Whether a row of cell j can lie within `radius` of x, x in cell i with squared
-// distances `dist` to every centroid and `gap` = ||c_i - c_j||: the distance from x to the
-// boundary of the two Voronoi cells, (dist[j] - dist[i]) / (2 gap[j]), is a lower bound on the
-// distance to any row of cell j. True when j == i or the centroids coincide. The comparison
-// carries a relative slack of 1e-12 for the rounding of the distances (it only adds searches).
-inline bool cell_may_hold(const double* dist, const double* gap, int i, int j, double radius) {
-  if (j == i || gap[j] <= 0) return true;
-  return dist[j] - dist[i] <= 2.0 * gap[j] * radius * (1.0 + 1e-12) + 1e-12 * (dist[j] + dist[i]);
-}
 
 // The k-means cells of `data` and where each local row goes.
 struct CellAssignment {

@@ -14,6 +14,8 @@
 // the regrouped rows and index, O(rows * (d + m)), and the routed queries of one round with
 // their lists, about AnnParams::round_bytes sent and as much received. The index and the
 // regrouped rows are freed before the lists go home.
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -86,26 +88,40 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrou
 
   std::vector<std::vector<std::int64_t>> to(size);  // rank -> held rows to search there
   std::vector<std::vector<int>> targets(static_cast<std::size_t>(rows));
+  constexpr std::int64_t kBlock = 256;
+  openblas_set_num_threads(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<double> dist(lay.cells);
+    std::vector<float> approx(static_cast<std::size_t>(kBlock * lay.cells));
+    std::vector<double> err(approx.size());
     std::vector<char> mark(size);
 #pragma omp for schedule(static)
-    for (std::int64_t q = 0; q < rows; ++q) {
-      const int i = g.cell[q];
-      const double* gap =
-          gaps[std::lower_bound(held.begin(), held.end(), i) - held.begin()].data();
-      lay.distances(g.x.data() + q * d, dist.data());
-      const double radius = std::sqrt(lists[q * m + m - 1].dist);  // inf while short of m
-      std::fill(mark.begin(), mark.end(), 0);
-      for (int j = 0; j < lay.cells; ++j) {
-        if (lay.first_rank[j] > lay.last_rank[j]) continue;  // empty cell
-        if (!cell_may_hold(dist.data(), gap, i, j, radius)) continue;
-        for (int r = lay.first_rank[j]; r <= lay.last_rank[j]; ++r) mark[r] = 1;
-      }
-      mark[self] = 0;
-      for (int r = 0; r < size; ++r) {
-        if (mark[r]) targets[q].push_back(r);
+    for (std::int64_t b = 0; b < rows; b += kBlock) {
+      const std::int64_t nb = std::min(kBlock, rows - b);
+      approximate_distances(lay, g.x.data() + b * d, nb, approx.data(), err.data());
+      for (std::int64_t q = b; q < b + nb; ++q) {
+        const int i = g.cell[q];
+        const double* gap =
+            gaps[std::lower_bound(held.begin(), held.end(), i) - held.begin()].data();
+        const float* f = approx.data() + (q - b) * lay.cells;
+        const double* e = err.data() + (q - b) * lay.cells;
+        const double radius = std::sqrt(lists[q * m + m - 1].dist);  // inf while short of m
+        const double home_far = static_cast<double>(f[i]) + e[i];  // at least ||x - c_i||^2
+        std::fill(mark.begin(), mark.end(), 0);
+        for (int j = 0; j < lay.cells; ++j) {
+          if (lay.first_rank[j] > lay.last_rank[j]) continue;  // empty cell
+          // The Voronoi bound (cells.hpp) with ||x - c_j||^2 at least f[j] - e[j]; the home
+          // cell (which may span ranks) and coinciding centroids are always searched.
+          const double near = static_cast<double>(f[j]) - e[j];
+          if (j != i && gap[j] > 0 && near - home_far > 2.0 * gap[j] * radius * (1.0 + 1e-12)) {
+            continue;
+          }
+          for (int r = lay.first_rank[j]; r <= lay.last_rank[j]; ++r) mark[r] = 1;
+        }
+        mark[self] = 0;
+        for (int r = 0; r < size; ++r) {
+          if (mark[r]) targets[q].push_back(r);
+        }
       }
     }
   }

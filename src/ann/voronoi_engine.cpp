@@ -2,8 +2,7 @@
 // with the work of a few cells per query instead of all rows.
 //
 // Build: Faiss k-means on a hashed sample of the block's rows into cells of about
-// AnnParams::cell_rows rows; every row goes to its nearest centroid (exactly: a single-precision
-// product decides where its margin certifies it, squared_distance elsewhere). The rows are kept a
+// AnnParams::cell_rows rows; every row goes to its nearest centroid (exactly: nearest_cells). The rows are kept a
 // second time, grouped by cell and centred at their centroid (as hnswlib keeps its own copy).
 //
 // Search, for the queries of one home cell h at a time (own rows: their cell; other queries: the
@@ -149,47 +148,13 @@ class VoronoiEngine final : public Engine {
     assign_rows();
   }
 
-  // home_[l]: the nearest centroid by squared_distance (ties: lowest cell). The single-precision
-  // product decides when its best and second best differ by more than twice its rounding bound.
+  // home_[l]: the nearest centroid by squared_distance (ties: lowest cell).
   void assign_rows() {
-    home_.resize(static_cast<std::size_t>(rows_));
-    std::vector<double> cn(static_cast<std::size_t>(cells_));
-    double cmax = 0.0;
-    for (int c = 0; c < cells_; ++c) cmax = std::max(cmax, cn[c] = norm2(centroid(c), d_));
     CellLayout lay;
     lay.cells = cells_;
     lay.d = d_;
     lay.centroids = centroids_;
-#pragma omp parallel num_threads(threads_)
-    {
-      std::vector<float> g(static_cast<std::size_t>(kQueryBlock * cells_));
-      std::vector<double> exact(static_cast<std::size_t>(cells_));
-#pragma omp for schedule(static)
-      for (std::int64_t b = 0; b < rows_; b += kQueryBlock) {
-        const std::int64_t nb = std::min(kQueryBlock, rows_ - b);
-        products(base_ + b * d_, nb, centroids_.data(), cells_, d_, g.data());
-        for (std::int64_t i = 0; i < nb; ++i) {
-          const float* x = base_ + (b + i) * d_;
-          const double xn = norm2(x, d_);
-          double best = std::numeric_limits<double>::infinity(), second = best;
-          int at = 0;
-          for (int c = 0; c < cells_; ++c) {
-            const double v = xn + cn[c] - 2.0 * g[i * cells_ + c];
-            if (v < best) {
-              second = best, best = v, at = c;
-            } else if (v < second) {
-              second = v;
-            }
-          }
-          const double err = slack_ * (std::sqrt(xn) + std::sqrt(cmax)) * (std::sqrt(xn) + std::sqrt(cmax));
-          if (second - best <= 2.0 * err) {
-            lay.distances(x, exact.data());
-            at = nearest_cell(exact.data(), cells_);
-          }
-          home_[b + i] = at;
-        }
-      }
-    }
+    home_ = nearest_cells(lay, base_, rows_, threads_);
   }
 
   // The rows by (cell, row), centred at their centroid, with their squared norms and the largest
