@@ -173,9 +173,12 @@ sweep=$(sbatch --parsable --array=0-2 --ntasks=1 "$root/jobs/sweep.sbatch" sweep
 bad=$(sbatch --parsable --array=1 --ntasks=1 "$root/jobs/sweep.sbatch" sweep-bad.csv \
   --input small.h5 --ann exact --quiet) || { echo "FAIL: sbatch sweep.sbatch (failing task)"; exit 1; }
 # --degree-tol 0: an exact resume of the solver (a resume during the degree correction continues
-# it from the checkpoint's theta and need not match the uninterrupted run bit for bit).
-sig_args=(--input small.h5 --k 5 --ann exact --tol 1e-300 --max-iter 4000 --progress-every 100
-          --degree-tol 0)
+# it from the checkpoint's theta and need not match the uninterrupted run bit for bit). The
+# iteration count keeps the run going for some seconds (fdpg: about 0.05 ms per iteration on
+# this set), so that the signal arrives while it iterates.
+sig_iter=100000
+sig_args=(--input small.h5 --k 5 --ann exact --tol 1e-300 --max-iter "$sig_iter"
+          --progress-every 100 --degree-tol 0)
 sig=$(sbatch --parsable --ntasks=2 "$root/jobs/learn.sbatch" "${sig_args[@]}") ||
   { echo "FAIL: sbatch the signal job"; exit 1; }
 echo "submitted learn $learn, sweep $sweep (3 tasks), failing task $bad, signal test $sig"
@@ -267,18 +270,19 @@ log=lsgl-learn-$sig.log
 at=$(sed -n 's/.*checkpoint written at iteration \([0-9]*\).*/\1/p' "$log" | head -1)
 if grep -q "lsgl-job: SIGUSR1" "$log" && grep -q "^lsgl-job: exit code 75" "$log" &&
    grep -q "requeueing job $sig" "$log" && grep -q "resuming from checkpoint" "$log" &&
-   grep -q "restart 1" "$log" && [ "$(last_exit "$log")" = 0 ] && [ -n "$at" ] && [ "$at" -lt 4000 ]; then
-  pass "SIGUSR1: checkpoint at iteration $at of 4000, exit 75, requeued, resumed, exit code 0"
+   grep -q "restart 1" "$log" && [ "$(last_exit "$log")" = 0 ] && [ -n "$at" ] &&
+   [ "$at" -lt "$sig_iter" ]; then
+  pass "SIGUSR1: checkpoint at iteration $at of $sig_iter, exit 75, requeued, resumed, exit code 0"
 else
   fail "SIGUSR1 test log: $(cat "$log")"
 fi
-if "$py" - "lsgl-learn-$sig.h5" reference.h5 << 'EOF'; then pass "resumed run matches the uninterrupted run (relative L1 < 1e-10)"; else fail "resumed run differs from the uninterrupted run"; fi
+if "$py" - "lsgl-learn-$sig.h5" reference.h5 "$sig_iter" << 'EOF'; then pass "resumed run matches the uninterrupted run (relative L1 < 1e-10)"; else fail "resumed run differs from the uninterrupted run"; fi
 import sys, h5py, numpy as np
 def load(p):
     g = h5py.File(p, "r")["graph"]
     return g["indptr"][:], g["indices"][:], g["data"][:], dict(g.attrs)
 a, b = load(sys.argv[1]), load(sys.argv[2])
-assert a[3]["iterations"] == b[3]["iterations"] == 4000, (a[3]["iterations"], b[3]["iterations"])
+assert a[3]["iterations"] == b[3]["iterations"] == int(sys.argv[3]), (a[3]["iterations"], b[3]["iterations"])
 assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), "different sparsity patterns"
 rel = np.abs(a[2] - b[2]).sum() / np.abs(b[2]).sum()
 print(f"  relative L1 difference {rel:.3g}")
