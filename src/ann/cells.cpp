@@ -142,6 +142,12 @@ void CellLayout::gaps(int i, double* out) const {
   }
 }
 
+double squared_norm(const float* a, std::int64_t d) {
+  double s = 0.0;
+  for (std::int64_t j = 0; j < d; ++j) s += static_cast<double>(a[j]) * a[j];
+  return s;
+}
+
 void approximate_distances(const CellLayout& lay, const float* x, std::int64_t rows, float* out,
                            double* err) {
   const std::int64_t d = lay.d;
@@ -160,23 +166,16 @@ void approximate_distances(const CellLayout& lay, const float* x, std::int64_t r
     return s;
   };
   const std::vector<float> cs = shifted(lay.centroids.data(), cells), xs = shifted(x, rows);
-  const auto norm2 = [d](const float* v) {
-    double s = 0.0;
-    for (std::int64_t j = 0; j < d; ++j) s += static_cast<double>(v[j]) * v[j];
-    return s;
-  };
   std::vector<double> cn(static_cast<std::size_t>(cells));
-  for (int c = 0; c < cells; ++c) cn[c] = norm2(cs.data() + c * d);
+  for (int c = 0; c < cells; ++c) cn[c] = squared_norm(cs.data() + c * d, d);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), cells,
               static_cast<int>(d), -2.0f, xs.data(), static_cast<int>(d), cs.data(),
               static_cast<int>(d), 0.0f, out, cells);
-  const double slack = (2.0 * static_cast<double>(d) + 16.0) * 0x1.0p-24;
   for (std::int64_t r = 0; r < rows; ++r) {
-    const double xn = norm2(xs.data() + r * d), xr = std::sqrt(xn);
+    const double xn = squared_norm(xs.data() + r * d, d), xr = std::sqrt(xn);
     for (int c = 0; c < cells; ++c) {
-      const double b = xr + std::sqrt(cn[c]);
       out[r * cells + c] = static_cast<float>(xn + cn[c] + out[r * cells + c]);
-      err[r * cells + c] = slack * b * b;
+      err[r * cells + c] = product_rounding(d, xr, std::sqrt(cn[c]));
     }
   }
 }

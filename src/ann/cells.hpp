@@ -40,10 +40,19 @@ struct CellLayout {
 std::vector<float> kmeans(const float* x, std::int64_t rows, std::int64_t d, int cells,
                           const AnnParams& p);
 
+// Local. ||a||^2 of d floats, accumulated in double.
+double squared_norm(const float* a, std::int64_t d);
+
+// Rounding bound of a squared distance between d-dimensional vectors a and b computed in single
+// precision as ||a||^2 + ||b||^2 - 2 a.b (a product, norms, and a shift of both by one vector):
+// (2 d + 16) 2^-24 (||a|| + ||b||)^2, with room to spare. Local.
+inline double product_rounding(std::int64_t d, double norm_a, double norm_b) {
+  return (2.0 * static_cast<double>(d) + 16.0) * 0x1.0p-24 * (norm_a + norm_b) * (norm_a + norm_b);
+}
+
 // Local. Squared distances from the `rows` rows at x to every centroid by one single-precision
 // product (OpenBLAS sgemm on coordinates shifted by the centroids' mean): out[r * cells + c],
-// within err[r * cells + c] of squared_distance. The bound is (2 d + 16) 2^-24 (||x'|| + ||c'||)^2
-// for the shifted vectors (products, norms and the shift, with room to spare).
+// within err[r * cells + c] of squared_distance (product_rounding of the shifted vectors).
 void approximate_distances(const CellLayout& lay, const float* x, std::int64_t rows, float* out,
                            double* err);
 

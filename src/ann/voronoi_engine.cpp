@@ -16,8 +16,8 @@
 //    float selection is certified when the exact k-th distance lies more than twice the rounding
 //    bound below the first float distance left out; otherwise (near-ties, duplicates) the query
 //    is searched by brute force over the cells it visited.
-// Rounding bound of a single-precision squared distance between centred vectors a and b:
-// (2 d + 16) 2^-24 (||a|| + ||b||)^2 (products, norms and the centring, with room to spare).
+// Rounding bound of a single-precision squared distance between centred vectors: cells.hpp's
+// product_rounding.
 #include <cblas.h>
 
 #include <algorithm>
@@ -37,7 +37,6 @@ namespace {
 constexpr int kExtra = 8;                    // float candidates kept beyond k
 constexpr std::int64_t kQueryBlock = 512;    // queries per matrix product
 constexpr std::int64_t kSamplePerCell = 64;  // k-means sample rows per cell
-constexpr double kUnit = 0x1.0p-24;          // unit roundoff of float
 
 // C (rows_a x rows_b) = alpha A (rows_a x d) * B (rows_b x d)^T, single precision.
 void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t rows_b,
@@ -45,12 +44,6 @@ void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t 
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows_a),
               static_cast<int>(rows_b), static_cast<int>(d), alpha, a, static_cast<int>(d), b,
               static_cast<int>(d), 0.0f, c, static_cast<int>(rows_b));
-}
-
-double norm2(const float* a, std::int64_t d) {
-  double s = 0.0;
-  for (std::int64_t i = 0; i < d; ++i) s += static_cast<double>(a[i]) * a[i];
-  return s;
 }
 
 // A query's best candidates by float distance, ascending by (f, row), at most `cap`.
@@ -79,7 +72,7 @@ struct Shortlist {
 class VoronoiEngine final : public Engine {
  public:
   VoronoiEngine(const AnnParams& p, const float* base, std::int64_t rows, std::int64_t d)
-      : Engine(base, d), rows_(rows), threads_(p.threads), slack_((2.0 * d + 16.0) * kUnit) {
+      : Engine(base, d), rows_(rows), threads_(p.threads) {
     openblas_set_num_threads(1);  // the threads work on different cells
     make_cells(p);
     group_rows();
@@ -94,7 +87,7 @@ class VoronoiEngine final : public Engine {
     // Home: the nearest centroid by ||c||^2 - 2 q.c in single precision (any cell is valid).
     std::vector<int> home(static_cast<std::size_t>(nq));
     std::vector<double> cn(static_cast<std::size_t>(cells_));
-    for (int c = 0; c < cells_; ++c) cn[c] = norm2(centroid(c), d_);
+    for (int c = 0; c < cells_; ++c) cn[c] = squared_norm(centroid(c), d_);
 #pragma omp parallel num_threads(threads_)
     {
       std::vector<float> g(static_cast<std::size_t>(kQueryBlock * cells_));
@@ -174,7 +167,7 @@ class VoronoiEngine final : public Engine {
         const float* x = base_ + order_[t] * d_;
         float* y = centred_.data() + t * d_;
         for (std::int64_t j = 0; j < d_; ++j) y[j] = x[j] - centroid(c)[j];
-        const double n2 = norm2(y, d_);
+        const double n2 = squared_norm(y, d_);
         norm2_[t] = static_cast<float>(n2);
         reach_[c] = std::max(reach_[c], std::sqrt(n2));
       }
@@ -182,7 +175,7 @@ class VoronoiEngine final : public Engine {
   }
 
   // Rounding bound of a float squared distance between centred vectors of norms a and b.
-  double rounding(double a, double b) const { return slack_ * (a + b) * (a + b); }
+  double rounding(double a, double b) const { return product_rounding(d_, a, b); }
 
   // Per-thread scratch of search_homes.
   struct Scratch {
@@ -212,7 +205,7 @@ class VoronoiEngine final : public Engine {
     const float* yn = norm2_.data() + start_[c];
     const std::int64_t* rows = order_.data() + start_[c];
     for (std::int64_t i = 0; i < nb; ++i) {
-      const double an = norm2(s.a.data() + i * d_, d_);
+      const double an = squared_norm(s.a.data() + i * d_, d_);
       Shortlist& list = s.lists[at[i]];
       s.eps[at[i]] = std::max(s.eps[at[i]], rounding(std::sqrt(an), reach_[c]));
       list.scanned += rows_c;
@@ -266,7 +259,7 @@ class VoronoiEngine final : public Engine {
     s.visits.clear();
     for (std::int64_t i = 0; i < nb; ++i) {
       const Shortlist& list = s.lists[i];
-      const double qn = norm2(s.a.data() + i * d_, d_), qr = std::sqrt(qn);
+      const double qn = squared_norm(s.a.data() + i * d_, d_), qr = std::sqrt(qn);
       // Rows beyond the radius are not needed: the k-th kept so far, or the query's own bound
       // (while the home cell gives k rows, so that k rows come back).
       double radius = std::numeric_limits<double>::infinity();
@@ -352,7 +345,6 @@ class VoronoiEngine final : public Engine {
 
   std::int64_t rows_;
   int threads_;
-  double slack_;                     // (2 d + 16) * 2^-24
   int cells_ = 1;
   std::vector<float> centroids_;     // cells x d
   std::vector<int> home_;            // cell of each row
