@@ -1,4 +1,4 @@
-// lsgl: PetscInitialize, dispatch to a subcommand, exit code. Nothing else.
+// lsgl: the allocator's settings, PetscInitialize, dispatch to a subcommand, exit code.
 #include <mpi.h>
 #include <petscsys.h>
 
@@ -7,8 +7,10 @@
 
 #include "lsgl/cli/commands.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/memory.hpp"
 
 int main(int argc, char** argv) {
+  lsgl::restore_allocator_release();
   if (PetscInitialize(&argc, &argv, nullptr, nullptr) != 0) return 1;
   int rank = 0;
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);

@@ -1,6 +1,7 @@
 // Memory checks (see memory.hpp).
 #include "lsgl/util/memory.hpp"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -22,6 +23,12 @@ std::string gigabytes(double bytes) {
 }
 
 }  // namespace
+
+void restore_allocator_release() {
+  mallopt(M_MMAP_MAX, 65536);  // glibc's default
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  mallopt(M_TRIM_THRESHOLD, 32 << 20);
+}
 
 std::int64_t physical_memory_bytes() {
   return static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
