@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "lsgl/graph/text_graph.hpp"
 #include "lsgl/io/raw_header.hpp"
@@ -163,6 +164,33 @@ TEST(Memory, NodeShareSumsTheRanksOfThisNode) {
   EXPECT_EQ(s.ranks, size);
   EXPECT_EQ(s.bytes, 1000.0 * size * (size + 1) / 2);
   EXPECT_TRUE(std::isinf(node_share(kWorld, rank == size - 1 ? -1.0 : 1.0).bytes));
+}
+
+// Resident memory of this process in bytes (VmRSS).
+double resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  double kb = -1;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      status >> kb;
+      break;
+    }
+  }
+  return 1024 * kb;
+}
+
+// Freed large blocks leave the process, also blocks below the top of the heap (with mmap and
+// trimming turned off, as libsuperlu_dist leaves them, the 64 MB stayed resident).
+TEST(Memory, FreedLargeBlocksLeaveTheProcess) {
+  restore_allocator_release();
+  const double before = resident_bytes();
+  ASSERT_GT(before, 0);
+  std::vector<std::vector<char>> blocks;
+  for (int b = 0; b < 8; ++b) blocks.emplace_back(std::size_t{8} << 20, static_cast<char>(b + 1));
+  EXPECT_GE(resident_bytes(), before + 60e6);
+  for (int b = 0; b < 7; ++b) std::vector<char>().swap(blocks[b]);  // the last one stays on top
+  EXPECT_LE(resident_bytes(), before + 8e6 + 4e6);
 }
 
 // A need that fits one rank but not the ranks of one node together is refused on every rank;
