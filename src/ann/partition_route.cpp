@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "cells.hpp"
 #include "engines.hpp"
@@ -224,9 +225,10 @@ void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
   }
 }
 
-// Collective. The lists of the held rows to the ranks whose input blocks own them.
+// Collective. The lists of the held rows to the ranks whose input blocks own them (`lists` is
+// freed once packed, the send buffers once sent: at most two copies of the lists at a time).
 Candidates send_home(MPI_Comm comm, const LocalRows& data, const Regrouped& g,
-                     const std::vector<Neighbor>& lists, int m, std::int64_t& sent) {
+                     std::vector<Neighbor> lists, int m, std::int64_t& sent) {
   const int size = comm_size(comm), self = comm_rank(comm);
   const std::vector<std::int64_t> begins = allgather_items(comm, std::vector<std::int64_t>{data.begin});
   std::vector<std::vector<std::int64_t>> sid(size);
@@ -237,9 +239,11 @@ Candidates send_home(MPI_Comm comm, const LocalRows& data, const Regrouped& g,
     sid[r].push_back(g.ids[q]);
     sl[r].insert(sl[r].end(), lists.begin() + q * m, lists.begin() + (q + 1) * m);
   }
+  std::vector<Neighbor>().swap(lists);
   sent += remote_bytes(sid, self) + remote_bytes(sl, self);
   const std::vector<std::int64_t> ids = alltoallv(comm, sid);
   const std::vector<Neighbor> in = alltoallv(comm, sl);
+  sl = {};
   Candidates c;
   c.begin = data.begin;
   c.m = m;
@@ -296,7 +300,7 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   search_remote(comm, engine.get(), block, to, m, p, lists, sent);
   engine.reset();
   std::vector<float>().swap(g.x);
-  Candidates c = send_home(comm, data, g, lists, m, sent);
+  Candidates c = send_home(comm, data, g, std::move(lists), m, sent);
   report.seconds_search = MPI_Wtime() - t0;
 
   MPI_Allreduce(visits, report.visits, 3, MPI_INT64_T, MPI_SUM, comm);
