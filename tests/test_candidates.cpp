@@ -497,6 +497,10 @@ TEST(Candidates, Describe) {
   EXPECT_EQ(p.describe(), "exact");
   p.engine = "voronoi";
   EXPECT_EQ(p.describe(), "voronoi cell_rows=2048 threads=1");
+  p.engine = "auto";
+  EXPECT_EQ(p.describe(),
+            "auto rows=20000: voronoi cell_rows=2048 or hnsw M=16 ef_construction=100 ef=40 "
+            "threads=1");
 }
 
 // Clustered rows far from the origin: single-precision products of uncentred coordinates would
@@ -534,6 +538,51 @@ TEST(Candidates, VoronoiEngineIsExact) {
         }
       }
     }
+  }
+}
+
+// --ann auto: the measure is the closed form where it has one, the choice follows it on every
+// rank, and each choice gives that engine's own lists.
+TEST(Candidates, AutoEngineChoosesByRowsCompared) {
+  {
+    // One voronoi cell per rank: a query compares every row of each rank's block it visits, and
+    // on the ring it visits all P blocks of n / P rows: n rows per query.
+    const Data data = gauss_data(1500, 6);
+    AnnParams p;
+    p.engine = "auto";
+    p.route = "ring";
+    p.cell_rows = 100000;
+    const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, data.block(MPI_COMM_WORLD), 8, p);
+    EXPECT_DOUBLE_EQ(c.report.auto_rows_per_query, 1500.0);
+    EXPECT_EQ(c.report.engine, "voronoi");
+  }
+  const Data data = mixture_data(3000);
+  const std::vector<float> all = data.all();
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  const int m = 10;
+  for (const char* route : {"ring", "partition"}) {
+    AnnParams p;
+    p.engine = "auto";
+    p.route = route;
+    p.cell_rows = 50;
+    // Clustered rows in small cells: a query compares a few cells, far below the default limit,
+    // and gets the exact lists.
+    const Candidates a = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+    EXPECT_EQ(a.report.engine, "voronoi") << route;
+    EXPECT_GT(a.report.auto_rows_per_query, 50.0) << route;
+    EXPECT_LT(a.report.auto_rows_per_query, 0.5 * data.n) << route;
+    expect_exact(data, all, rows, a, m);
+    // A limit below the measure: hnsw, with the lists of an explicit hnsw search.
+    p.auto_rows_per_query = a.report.auto_rows_per_query / 2;
+    const Candidates b = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+    EXPECT_EQ(b.report.engine, "hnsw") << route;
+    EXPECT_EQ(b.report.auto_rows_per_query, a.report.auto_rows_per_query) << route;
+    AnnParams h = p;
+    h.engine = "hnsw";
+    const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, h);
+    EXPECT_EQ(c.report.engine, "hnsw");
+    EXPECT_EQ(b.idx, c.idx) << route;
+    EXPECT_EQ(b.dist, c.dist) << route;
   }
 }
 

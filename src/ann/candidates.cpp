@@ -44,6 +44,11 @@ std::string AnnParams::describe() const {
         << " threads=" << threads;
   } else if (engine == "voronoi") {
     out << "voronoi cell_rows=" << cell_rows << " threads=" << threads;
+  } else if (engine == "auto") {
+    out << "auto rows=" << auto_rows_per_query << ": voronoi cell_rows=" << cell_rows
+        << " or hnsw M=" << hnsw_m
+        << " ef_construction=" << hnsw_ef_construction << " ef=" << hnsw_ef
+        << " threads=" << threads;
   } else {
     out << engine;
   }
@@ -61,9 +66,9 @@ double process_cpu_seconds() {
 
 void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   collective_check(comm, p.engine == "hnsw" || p.engine == "flann" || p.engine == "voronoi" ||
-                             p.engine == "exact",
+                             p.engine == "exact" || p.engine == "auto",
                    "candidates: unknown engine '" + p.engine +
-                       "' (expected hnsw, flann, voronoi or exact)");
+                       "' (expected auto, hnsw, flann, voronoi or exact)");
   collective_check(comm, p.route == "partition" || p.route == "ring",
                    "candidates: unknown route '" + p.route + "' (expected partition or ring)");
   collective_check(comm, m > 0, "candidates: m must be positive, got " + std::to_string(m));
@@ -74,10 +79,12 @@ void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   collective_check(comm, p.cells_per_rank > 0 && p.cells_per_rank <= 4096,
                    "candidates: cells per rank must be in [1, 4096]");
   collective_check(comm, p.cell_rows > 0, "candidates: voronoi cell rows must be positive");
+  collective_check(comm, p.auto_rows_per_query > 0,
+                   "candidates: the auto engine's rows per query must be positive");
   if (p.engine == "flann") {
     collective_check(comm, p.flann_trees > 0 && p.flann_checks > 0,
                      "candidates: flann trees and checks must be positive");
-  } else if (p.engine == "hnsw") {
+  } else if (p.engine == "hnsw" || p.engine == "auto") {
     collective_check(comm, p.hnsw_m > 1 && p.hnsw_ef_construction > 0 && p.hnsw_ef > 0,
                      "candidates: need hnsw M > 1, ef_construction > 0 and ef > 0");
   }

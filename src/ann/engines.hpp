@@ -2,9 +2,13 @@
 // Private to src/ann: the neighbour record shared by both routes and the recall check, the tiny
 // interface behind which each search engine (exact, FLANN, hnswlib) sits, and the block search
 // that turns engine proposals into exact, ordered lists.
+#include <mpi.h>
+
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"
@@ -58,9 +62,25 @@ std::unique_ptr<Engine> make_voronoi_engine(const AnnParams& p, const float* bas
                                             std::int64_t rows, std::int64_t d);
 std::unique_ptr<Engine> make_hnsw_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                          std::int64_t d, int m, int own_ef);
-// The engine named by p.engine over `rows` (> 0) rows at `base`.
+// The engine named by p.engine (not "auto") over `rows` (> 0) rows at `base`.
 std::unique_ptr<Engine> make_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                     std::int64_t d, int m, int own_ef = 0);
+// Local. For the block's rows `sampled` and the squared distance from each to its m-th nearest
+// row in the block, the number of other ranks' indexes the route would search for them, all
+// rows together.
+using ExtraRanks = std::function<std::int64_t(const std::vector<std::int64_t>& sampled,
+                                              const std::vector<double>& radius2)>;
+// Collective. Each rank's engine over its `rows` (>= 0; none where 0) rows at `base`, as
+// make_engine; p.engine "auto" is resolved the same on every rank (engine_choice.cpp), with
+// `extra_ranks` telling how many other indexes a query visits. Sets report.engine and, for
+// "auto", report.auto_rows_per_query and auto_rows_limit.
+std::unique_ptr<Engine> build_engine(MPI_Comm comm, const AnnParams& p, const float* base,
+                                     std::int64_t rows, std::int64_t d, int m, int own_ef,
+                                     const ExtraRanks& extra_ranks, SearchReport& report);
+// Local. The voronoi engine's search (out: nq * k local rows, ascending by (distance, row));
+// returns the rows it compared with the queries, all together (its cost in row distances).
+std::int64_t voronoi_rows_compared(const Engine& voronoi, const float* queries, std::int64_t nq,
+                                   int k, std::int64_t* out);
 
 // Brute force: the k local rows nearest to q by (squared_distance, row), row `exclude` left out
 // (-1: none); writes k row numbers to out, -1 past the rows available. `scratch` is reused.

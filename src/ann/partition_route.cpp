@@ -282,9 +282,26 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
 
   t0 = MPI_Wtime();
   std::unique_ptr<Engine> engine;
-  collectively(comm, [&] {
-    if (g.rows() > 0) engine = make_engine(p, g.x.data(), g.rows(), data.d, m, kOwnEfPerNeighbor * m);
-  });
+  // The route of sampled rows, given their m-th distances in this rank's block.
+  const ExtraRanks extra = [&](const std::vector<std::int64_t>& sampled,
+                               const std::vector<double>& radius2) {
+    Regrouped s;
+    std::vector<Neighbor> last;  // route() reads the m-th neighbour's distance only: m = 1
+    for (std::size_t i = 0; i < sampled.size(); ++i) {
+      const std::int64_t q = sampled[i];
+      s.x.insert(s.x.end(), g.x.begin() + q * data.d, g.x.begin() + (q + 1) * data.d);
+      s.ids.push_back(g.ids[q]);
+      s.cell.push_back(g.cell[q]);
+      last.push_back({radius2[i], -1});
+    }
+    std::int64_t ignored[3] = {0, 0, 0}, visits = 0;
+    for (const auto& r : route(a.layout, s, last, 1, self, size, p.threads, ignored)) {
+      visits += static_cast<std::int64_t>(r.size());
+    }
+    return visits;
+  };
+  engine = build_engine(comm, p, g.x.data(), g.rows(), data.d, m, kOwnEfPerNeighbor * m, extra,
+                        report);
   report.seconds_index = MPI_Wtime() - t0;
 
   t0 = MPI_Wtime();

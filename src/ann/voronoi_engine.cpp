@@ -84,6 +84,16 @@ class VoronoiEngine final : public Engine {
 
   void search_within(const float* queries, std::int64_t nq, int k, const double* bound,
                      std::int64_t* out) const override {
+    search_queries(queries, nq, k, bound, out);
+  }
+
+  void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const override {
+    search_homes(base_ + first * d_, home_.data() + first, nullptr, nq, k, out);
+  }
+
+  // search_within, returning the number of rows compared, all queries together.
+  std::int64_t search_queries(const float* queries, std::int64_t nq, int k, const double* bound,
+                              std::int64_t* out) const {
     // Home: the nearest centroid by ||c||^2 - 2 q.c in single precision (any cell is valid).
     std::vector<int> home(static_cast<std::size_t>(nq));
     std::vector<double> cn(static_cast<std::size_t>(cells_));
@@ -104,11 +114,7 @@ class VoronoiEngine final : public Engine {
         }
       }
     }
-    search_homes(queries, home.data(), bound, nq, k, out);
-  }
-
-  void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const override {
-    search_homes(base_ + first * d_, home_.data() + first, nullptr, nq, k, out);
+    return search_homes(queries, home.data(), bound, nq, k, out);
   }
 
  private:
@@ -187,6 +193,7 @@ class VoronoiEngine final : public Engine {
     std::vector<Shortlist> lists;                      // per position in the block
     std::vector<double> eps;                           // rounding bound, per position
     std::vector<Neighbor> exact;
+    std::int64_t scanned = 0;                          // rows compared, all queries
   };
 
   // Scans the rows of cell c for the block's queries at positions `at` (rows qx + qs[i] * d):
@@ -285,7 +292,10 @@ class VoronoiEngine final : public Engine {
       for (; v < s.visits.size() && s.visits[v].first == c; ++v) s.at.push_back(s.visits[v].second);
       scan(c, s.at, qs, qx, s);
     }
-    for (std::int64_t i = 0; i < nb; ++i) finish(h, i, qs[i], qx, k, out, s);
+    for (std::int64_t i = 0; i < nb; ++i) {
+      finish(h, i, qs[i], qx, k, out, s);
+      s.scanned += s.lists[i].scanned;
+    }
   }
 
   // Exact distances for the kept candidates of the block's query i (number q); brute force over
@@ -323,12 +333,14 @@ class VoronoiEngine final : public Engine {
     }
   }
 
-  // The nq queries at qx with their home cells: grouped by home, one cell per task.
-  void search_homes(const float* qx, const int* home, const double* bound, std::int64_t nq, int k,
-                    std::int64_t* out) const {
+  // The nq queries at qx with their home cells: grouped by home, one cell per task. Returns the
+  // number of rows compared, all queries together.
+  std::int64_t search_homes(const float* qx, const int* home, const double* bound, std::int64_t nq,
+                            int k, std::int64_t* out) const {
+    std::int64_t scanned = 0;
     std::vector<std::vector<std::int64_t>> by_home(static_cast<std::size_t>(cells_));
     for (std::int64_t q = 0; q < nq; ++q) by_home[home[q]].push_back(q);
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(threads_) reduction(+ : scanned)
     {
       Scratch s;
       std::vector<std::int64_t> block;
@@ -340,7 +352,9 @@ class VoronoiEngine final : public Engine {
           search_cell(h, block, qx, bound, k, out, s);
         }
       }
+      scanned += s.scanned;
     }
+    return scanned;
   }
 
   std::int64_t rows_;
@@ -360,6 +374,11 @@ class VoronoiEngine final : public Engine {
 std::unique_ptr<Engine> make_voronoi_engine(const AnnParams& p, const float* base,
                                             std::int64_t rows, std::int64_t d) {
   return std::make_unique<VoronoiEngine>(p, base, rows, d);
+}
+
+std::int64_t voronoi_rows_compared(const Engine& voronoi, const float* queries, std::int64_t nq,
+                                   int k, std::int64_t* out) {
+  return dynamic_cast<const VoronoiEngine&>(voronoi).search_queries(queries, nq, k, nullptr, out);
 }
 
 }  // namespace lsgl::ann

@@ -32,11 +32,16 @@ void add_ann_options(po::options_description& d, LearnOptions& o) {
       ("ann", po::value(&o.ann.engine)->default_value("hnsw"),
        "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
        "good for low-dimensional data), voronoi (exact: k-means cells searched by matrix "
-       "products, fast when the data have few dimensions) or exact (brute force, small inputs)")
+       "products, fast when the data have few dimensions), exact (brute force, small inputs) "
+       "or auto (voronoi where a sample of queries shows that its cells prune the search, "
+       "else hnsw; the summary names the engine used)")
       ("ann-route", po::value(&o.ann.route)->default_value("ring"),
        "how queries meet the indexes: ring (every query searches every rank's index) or "
        "partition (rows grouped into k-means cells; a query searches only the ranks whose "
        "cells can hold its neighbours: far less work on many ranks)")
+      ("ann-auto-rows", po::value(&o.ann.auto_rows_per_query)->default_value(20000),
+       "--ann auto: build hnsw instead of voronoi when voronoi would compare more rows than "
+       "this per query (measured on a sample of queries)")
       ("ann-cells", po::value(&o.ann.cells_per_rank)->default_value(16),
        "partition: k-means cells per rank")
       ("threads", po::value(&o.ann.threads)->default_value(1),

@@ -157,7 +157,7 @@ Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
   Candidates cand;
   cand.begin = rows.begin;
   cand.m = static_cast<int>(m);
-  cand.report.route = "file";
+  cand.report.route = cand.report.engine = "file";
   for (const auto& row : clean) {
     for (std::int64_t k = 0; k < m; ++k) {
       cand.dist.push_back(row[k].first);

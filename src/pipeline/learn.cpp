@@ -25,13 +25,17 @@ constexpr double kProgressSeconds = 10.0;  // progress lines of the candidate se
 // Rank 0: how the candidate search went (route, cells, ranks searched per query, bytes sent).
 void print_search_report(const SearchReport& r, std::int64_t n) {
   const double share = 100.0 / static_cast<double>(std::max<std::int64_t>(n, 1));
-  std::printf("  route %s", r.route.c_str());
+  std::printf("  engine %s, route %s", r.engine.c_str(), r.route.c_str());
   if (r.route == "partition") std::printf(" (%d k-means cells)", r.cells);
   std::printf(": queries searched 1 / 2 / 3+ ranks' indexes: %.1f%% / %.1f%% / %.1f%%; "
               "at most %.1f MB sent per rank\n",
               share * r.visits[0], share * r.visits[1], share * r.visits[2],
               r.bytes_sent_max / 1e6);
   std::printf("  rows per index     %lld to %lld\n", (long long)r.rows_min, (long long)r.rows_max);
+  if (r.auto_rows_per_query >= 0) {
+    std::printf("  engine choice      voronoi compared %.0f rows per sampled query (hnsw above "
+                "%.0f): %s\n", r.auto_rows_per_query, r.auto_rows_limit, r.engine.c_str());
+  }
   std::printf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0); "
               "%.2f CPU s on all ranks\n",
               r.seconds_cells, r.seconds_index, r.seconds_search, r.cpu_seconds);
@@ -263,7 +267,7 @@ void prepare_phase(LearnRun& run, const Candidates& cand) {
 void resume_phase(LearnRun& run) {
   run.s.t_candidates = timed_phase(run.comm, "candidates", run.talk, [&] {
     run.edges = std::make_unique<EdgeSet>(run.model->resume(run.o.resume, &run.s.recall));
-    run.s.search.route = "checkpoint";
+    run.s.search.route = run.s.search.engine = "checkpoint";
   });
 }
 
@@ -320,6 +324,8 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
       {"metric", o.metric},
       {"recall_estimate", s.recall},
       {"ann_route", s.search.route},
+      {"ann_engine", s.search.engine},
+      {"ann_auto_rows_per_query", s.search.auto_rows_per_query},
       {"ann_cells", static_cast<std::int64_t>(s.search.cells)},
       {"ann_queries_1_rank", s.search.visits[0]},
       {"ann_queries_2_ranks", s.search.visits[1]},

@@ -17,8 +17,9 @@
 namespace lsgl {
 
 struct AnnParams {
-  // "hnsw", "flann" (randomised kd-trees), "voronoi" (exact, k-means cells within each rank) or
-  // "exact" (brute force)
+  // "hnsw", "flann" (randomised kd-trees), "voronoi" (exact, k-means cells within each rank),
+  // "exact" (brute force) or "auto" (voronoi where a sample of queries shows that its cells
+  // prune the search, hnsw otherwise; the same choice on every rank)
   std::string engine = "hnsw";
   std::string route = "ring";       // "ring" or "partition"
   int cells_per_rank = 16;          // partition: k-means cells per rank
@@ -29,6 +30,9 @@ struct AnnParams {
   std::int64_t round_bytes = std::int64_t{16} << 20;
   // voronoi: rows per k-means cell within a rank's index
   std::int64_t cell_rows = 2048;
+  // auto: hnsw when the voronoi engine would compare more rows than this per query (measured on
+  // a sample; break-even near 27,000 on the benchmark sets, src/ann/engine_choice.cpp)
+  double auto_rows_per_query = 20000;
   // FLANN kd-tree
   int flann_trees = 4;
   int flann_checks = 256;
@@ -44,6 +48,10 @@ struct AnnParams {
 // What the search did, the same on every rank.
 struct SearchReport {
   std::string route;
+  std::string engine;                  // the engine used ("auto" resolved)
+  // "auto": rows the voronoi engine compared per sampled query, and the limit above which
+  // hnsw was chosen (-1: no choice made)
+  double auto_rows_per_query = -1, auto_rows_limit = -1;
   int cells = 0;                       // partition: k-means cells over all ranks
   std::int64_t visits[3] = {0, 0, 0};  // queries that searched 1, 2, 3 or more ranks' indexes
   std::int64_t rows_min = 0, rows_max = 0;  // fewest and most rows indexed by one rank
@@ -69,9 +77,10 @@ double squared_distance(const float* a, const float* b, std::int64_t d);
 
 // Collective. m candidate neighbours for every local row of `data` (requires m < n).
 // Reproducibility: "exact" and "voronoi" give the same lists on any number of ranks and either
-// route; "hnsw"
-// with threads == 1 repeats for a fixed number of ranks; "hnsw" with threads > 1 (concurrent insertion) and "flann"
-// (FLANN 1.9.2 shuffles with std::random_device while building) may differ slightly between runs.
+// route; "hnsw" with threads == 1 repeats for a fixed number of ranks; "hnsw" with threads > 1
+// (concurrent insertion) and "flann" (FLANN 1.9.2 shuffles with std::random_device while
+// building) may differ slightly between runs. "auto" makes the same choice in every run with the
+// same input, seed and number of ranks (report.engine names it), and then behaves as that engine.
 Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p);
 
 // Collective. Recall of `cand` estimated on `sample` nodes drawn with `seed` (the same on every
