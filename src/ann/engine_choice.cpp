@@ -23,7 +23,7 @@
 namespace lsgl::ann {
 namespace {
 
-constexpr std::int64_t kAutoSample = 512;  // own rows searched per rank to measure the cost
+constexpr std::int64_t kAutoSample = 128;  // own rows searched per rank to measure the cost
 
 }  // namespace
 
