@@ -285,7 +285,9 @@ TEST(Candidates, ApproximateEnginesRecall) {
   const std::vector<List> exact = exact_lists(data, all, rows, m);
   // Defaults of both engines, and a weak FLANN setting to check estimate_recall below 1.
   AnnParams hnsw, flann, weak;
+  hnsw.engine = "hnsw";
   flann.engine = weak.engine = "flann";
+  hnsw.route = flann.route = weak.route = "ring";
   weak.flann_trees = 1;
   weak.flann_checks = 24;
   for (const auto& [p, min_recall] :
@@ -478,6 +480,7 @@ TEST(Candidates, HnswRecallOnGridOrderedManifold) {
   const std::vector<List> exact = exact_lists(data, all, rows, m);
   for (const char* route : {"partition", "ring"}) {
     AnnParams p;
+    p.engine = "hnsw";
     p.route = route;
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
     const double recall = own_recall(c, exact, m) / (static_cast<double>(data.n) * m);
@@ -490,6 +493,9 @@ TEST(Candidates, HnswRecallOnGridOrderedManifold) {
 
 TEST(Candidates, Describe) {
   AnnParams p;
+  EXPECT_EQ(p.engine, "auto");
+  EXPECT_EQ(p.route, "partition");
+  p.engine = "hnsw";
   EXPECT_EQ(p.describe(), "hnsw M=16 ef_construction=100 ef=40 threads=1");
   p.engine = "flann";
   EXPECT_EQ(p.describe(), "flann kdtree trees=4 checks=256 threads=1");

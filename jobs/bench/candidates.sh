@@ -2,9 +2,12 @@
 # Benchmark of the candidate search (not a test): the partition route against the ring in one
 # run, total CPU seconds of the phase (all ranks and threads), recall, bytes sent per rank and
 # peak memory; pynndescent's all-kNN graph as an outside baseline, measured in the same run.
-# Searches: ring and partition with the default engine (hnsw), and partition with the exact
-# voronoi engine ("voronoi" in the names).
+# Searches ("default", "partition", "ring", "voronoi" in the names): the default (--ann auto, partition
+# route: the summary's engine column says what auto chose), hnsw on the partition route, hnsw on the
+# ring (the default before --ann auto) and the voronoi engine on the partition route.
 #   usage: jobs/bench/candidates.sh [scaling|million|fmnist|threads|all]   (default all)
+#   REPS=N repeats the million and fmnist searches N times, alternating the configurations (the
+#   machine's speed drifts: compare the medians).
 # Cases:
 #   scaling  200,000 x 68 (first rows of the 1M set), --model knn --k 5, p = 1 2 4 8 16 ranks of
 #            1 thread (oversubscribed on small machines): CPU seconds and ratio to p = 1
@@ -44,28 +47,32 @@ a = h5py.File(sys.argv[1], 'r')['graph'].attrs
 log = open(sys.argv[2]).read()
 mem = float(re.search(r'peak memory\s+([\d.]+) MB max per rank', log).group(1))
 n = float(a['n'])
+eng = a['ann_engine']
+eng = eng.decode() if isinstance(eng, bytes) else str(eng)
 v = [a['ann_queries_1_rank'] / n, a['ann_queries_2_ranks'] / n, a['ann_queries_3plus_ranks'] / n]
-print(f"{sys.argv[5]:<26} p={sys.argv[3]:>2} t={sys.argv[4]} wall {a['seconds_candidates']:7.2f} s"
+print(f"{sys.argv[5]:<26} p={sys.argv[3]:>2} t={sys.argv[4]} {eng:<7} wall {a['seconds_candidates']:7.2f} s"
       f"  cpu {a['ann_cpu_seconds']:8.2f} s  recall {a['recall_estimate']:.4f}"
       f"  ranks/query 1|2|3+ {v[0]:.2f}|{v[1]:.2f}|{v[2]:.2f}"
       f"  sent/rank {a['ann_bytes_sent_max'] / 1e6:7.1f} MB  peak {mem:7.1f} MB")
 PY
 }
 
-# lsgl options of a search configuration: ring, partition (hnsw) or voronoi (partition route).
+# lsgl options of a search configuration.
 flags() {
   case $1 in
-    ring) echo "--ann-route ring" ;;
-    partition) echo "--ann-route partition" ;;
-    voronoi) echo "--ann-route partition --ann voronoi" ;;
+    default) echo "" ;;
+    ring) echo "--ann hnsw --ann-route ring" ;;
+    partition) echo "--ann hnsw --ann-route partition" ;;
+    voronoi) echo "--ann voronoi --ann-route partition" ;;
   esac
 }
+reps=${REPS:-1}
 
 cpu_of() { $py -c "import h5py, sys; print(h5py.File(sys.argv[1], 'r')['graph'].attrs['ann_cpu_seconds'])" "$work/$1.h5"; }
 
 if [ "$what" = scaling ] || [ "$what" = all ]; then
   echo; echo "== scaling: 200,000 x 68, knn k = 5, 1 thread per rank"
-  for route in ring partition voronoi; do
+  for route in default ring partition; do
     for np in 1 2 4 8 16; do
       search "$np" 1 "scale-$route-$np" --input "$work/latent-200k.h5" --model knn --k 5 \
         $(flags "$route") --recall-sample 1000
@@ -78,9 +85,11 @@ fi
 
 if [ "$what" = million ] || [ "$what" = all ]; then
   echo; echo "== 1,000,000 x 68, 15 candidates per node, 2 ranks"
-  for route in voronoi partition ring; do
-    search 2 1 "million-$route" --input "$work/latent-1m.h5" --model knn --k 15 \
-      $(flags "$route") --recall-sample 1000
+  for rep in $(seq "$reps"); do
+    for route in default partition ring; do
+      search 2 1 "million-$route-$rep" --input "$work/latent-1m.h5" --model knn --k 15 \
+        $(flags "$route") --recall-sample 1000
+    done
   done
   if ! $py -c "import pynndescent" 2> /dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
@@ -111,15 +120,17 @@ fi
 
 if [ "$what" = fmnist ] || [ "$what" = all ]; then
   echo; echo "== Fashion-MNIST 60,000 x 784, 30 candidates per node, 2 ranks"
-  for route in voronoi partition ring; do
-    search 2 1 "fmnist-$route" --input /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz \
-      --model knn --k 30 $(flags "$route") --recall-sample 1000
+  for rep in $(seq "$reps"); do
+    for route in default ring voronoi; do
+      search 2 1 "fmnist-$route-$rep" --input /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz \
+        --model knn --k 30 $(flags "$route") --recall-sample 1000
+    done
   done
 fi
 
 if [ "$what" = threads ] || [ "$what" = all ]; then
   echo; echo "== threads: 200,000 x 68, knn k = 5, 1 rank x 2 threads against 2 ranks x 1 thread"
-  for route in partition voronoi; do
+  for route in default partition; do
     search 1 2 "threads-$route-1x2" --input "$work/latent-200k.h5" --model knn --k 5 $(flags "$route")
     search 2 1 "threads-$route-2x1" --input "$work/latent-200k.h5" --model knn --k 5 $(flags "$route")
     echo "  $route: wall 1x2 / 2x1 = $($py -c "import h5py; w = lambda n: h5py.File('$work/' + n + '.h5', 'r')['graph'].attrs['seconds_candidates']; print(f'{w(\"threads-$route-1x2\") / w(\"threads-$route-2x1\"):.2f}')")"

@@ -23,7 +23,7 @@ RS=${RS:-"1 2 3 5"}
 TOL=${TOL:-1e-6}
 MAX_ITER=${MAX_ITER:-5000}
 mkdir -p "$OUT/logs" "$OUT/graphs"
-common=(--tol "$TOL" --max-iter "$MAX_ITER" --progress-every 0)
+common=(--tol "$TOL" --max-iter "$MAX_ITER" --progress-every 0 --ann hnsw --ann-route ring)
 
 for s in $(seq 1 "$SUBSETS"); do
   D=$(fmnist_subset "$N" "$s")

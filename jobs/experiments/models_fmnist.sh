@@ -39,7 +39,7 @@ for model in $MODELS; do
     g=$OUT/graphs/$model-k$k.h5
     log=$OUT/logs/$model-k$k.log
     t0=$(date +%s)
-    lsgl_np "$log" learn --input "$X" --model "$model" --k "$k" "${extra[@]}" --progress-every 0 --output "$g"
+    lsgl_np "$log" learn --input "$X" --model "$model" --k "$k" "${extra[@]}" --ann hnsw --ann-route ring --progress-every 0 --output "$g"
     lsgl_np "$OUT/logs/eval-$model-k$k.log" eval --graph "$g" --labels "$Y" --no-diameter \
       --json "$OUT/logs/eval-$model-k$k.json"
     py record --runs "$RUNS" --graph "$g" --log "$log" --eval "$OUT/logs/eval-$model-k$k.json" kind=model

@@ -35,7 +35,7 @@ for n in $NS; do
   for k in $KS; do
     g=$OUT/graphs/n$n-k$k.h5
     log=$OUT/logs/n$n-k$k.log
-    lsgl_np "$log" learn --input "$X" --k "$k" --r "$R" --tol "$TOL" --progress-every 0 --output "$g"
+    lsgl_np "$log" learn --input "$X" --k "$k" --r "$R" --tol "$TOL" --ann hnsw --ann-route ring --progress-every 0 --output "$g"
     py record --runs "$RUNS" --graph "$g" --log "$log" kind=time
     echo "  n $n k $k: $(grep -E 'edges  |iterations |phases' "$log" | tr -s ' ' | tr '\n' ';')"
     rm -f "$g"

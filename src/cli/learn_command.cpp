@@ -29,13 +29,13 @@ void add_data_options(po::options_description& d, LearnOptions& o) {
 
 void add_ann_options(po::options_description& d, LearnOptions& o) {
   d.add_options()
-      ("ann", po::value(&o.ann.engine)->default_value("hnsw"),
+      ("ann", po::value(&o.ann.engine)->default_value("auto"),
        "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
        "good for low-dimensional data), voronoi (exact: k-means cells searched by matrix "
        "products, fast when the data have few dimensions), exact (brute force, small inputs) "
        "or auto (voronoi where a sample of queries shows that its cells prune the search, "
        "else hnsw; the summary names the engine used)")
-      ("ann-route", po::value(&o.ann.route)->default_value("ring"),
+      ("ann-route", po::value(&o.ann.route)->default_value("partition"),
        "how queries meet the indexes: ring (every query searches every rank's index) or "
        "partition (rows grouped into k-means cells; a query searches only the ranks whose "
        "cells can hold its neighbours: far less work on many ranks)")

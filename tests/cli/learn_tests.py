@@ -26,7 +26,7 @@ graphs = {}
 for ranks in (1, 2, 3):
     out = path(f"g{ranks}.h5")
     p = run("learn", "--input", data, "--output", out, "--k", 6, "--ann", "exact",
-            "--recall-sample", 50, "--quiet", ranks=ranks)
+            "--ann-route", "ring", "--recall-sample", 50, "--quiet", ranks=ranks)
     check(f"learn exact on {ranks} ranks exits 0", p is not None and p.returncode == 0,
           p.stderr if p else "timeout")
     if p is not None and p.returncode == 0:
@@ -42,6 +42,21 @@ for ranks in (2, 3):
         ok = abs(Wp - graphs[1][0]).sum() <= 1e-10 * abs(graphs[1][0]).sum() and \
             gap["ann_route"] in ("partition", b"partition") and gap["ann_cells"] == 16 * ranks
     check(f"--ann-route partition on {ranks} ranks: same graph as the ring on 1 rank", ok,
+          p.stderr if p else "timeout")
+# The default search (--ann auto, partition route) picks the exact voronoi engine on these
+# clustered 2-D rows: the graph of exact search on every rank count.
+for ranks in (1, 2, 3):
+    out = path(f"gd{ranks}.h5")
+    p = run("learn", "--input", data, "--output", out, "--k", 6, "--recall-sample", 50,
+            "--quiet", ranks=ranks)
+    ok = p is not None and p.returncode == 0 and 1 in graphs
+    if ok:
+        Wd, gd, _, _ = load(out)
+        ok = abs(Wd - graphs[1][0]).sum() <= 1e-10 * abs(graphs[1][0]).sum() and \
+            gd["ann_engine"] in ("voronoi", b"voronoi") and \
+            gd["ann_route"] in ("partition", b"partition") and \
+            0 < gd["ann_auto_rows_per_query"] <= 20000
+    check(f"default search on {ranks} ranks: voronoi, the exact graph", ok,
           p.stderr if p else "timeout")
 if 1 in graphs:
     W, ga, fa, deg = graphs[1]

@@ -2,10 +2,10 @@
 // Candidate neighbours: each node's m nearest (approximate) neighbours among all n nodes, self
 // excluded, squared Euclidean distances, ties broken by global index (so exact search gives the
 // same lists on any number of ranks). Two routes bring queries to indexes:
-// - partition: the rows are regrouped into k-means cells packed onto ranks by
+// - partition (default): the rows are regrouped into k-means cells packed onto ranks by
 //   locality; a query searches its own rank's index and only the ranks whose cells can still
 //   hold one of its m nearest (a lower bound on the distance to each cell certifies the rest);
-// - ring (default): every rank indexes its input block and every query visits all P indexes.
+// - ring: every rank indexes its input block and every query visits all P indexes.
 #include <mpi.h>
 
 #include <cstdint>
@@ -20,8 +20,8 @@ struct AnnParams {
   // "hnsw", "flann" (randomised kd-trees), "voronoi" (exact, k-means cells within each rank),
   // "exact" (brute force) or "auto" (voronoi where a sample of queries shows that its cells
   // prune the search, hnsw otherwise; the same choice on every rank)
-  std::string engine = "hnsw";
-  std::string route = "ring";       // "ring" or "partition"
+  std::string engine = "auto";
+  std::string route = "partition";  // "partition" or "ring"
   int cells_per_rank = 16;          // partition: k-means cells per rank
   int threads = 1;                  // threads per rank for index build and search
   double progress_seconds = 0;      // rank 0 prints the share of queries searched this often
