@@ -1,8 +1,11 @@
 // GoogleTest main for MPI tests: every rank runs every test, only rank 0 prints, and the exit
-// code is non-zero on every rank when any rank saw a failure.
+// code is non-zero on every rank when any rank saw a failure. The temporary directories of the
+// tests are removed when every test passed.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscsys.h>
+
+#include "support.hpp"
 
 namespace {
 // Non-zero ranks print only their failed assertions, tagged with the rank.
@@ -34,6 +37,7 @@ int main(int argc, char** argv) {
   int local_failed = RUN_ALL_TESTS();
   int any_failed = 0;
   MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any_failed) lsgl::test::remove_shared_tmpdirs();  // after the Allreduce: all ranks done
   PetscFinalize();
   return any_failed ? 1 : 0;
 }

@@ -4,17 +4,34 @@
 #include <stdlib.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <vector>
 
 namespace lsgl::test {
+namespace {
+std::vector<std::string> made;  // rank 0: the directories of shared_tmpdir
+}  // namespace
 
 std::string shared_tmpdir(const std::string& prefix) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "/tmp/%s-XXXXXX", prefix.c_str());
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0 && !mkdtemp(buf)) buf[0] = 0;
+  if (rank == 0) {
+    if (mkdtemp(buf)) {
+      made.emplace_back(buf);
+    } else {
+      buf[0] = 0;
+    }
+  }
   MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
   return buf;
+}
+
+void remove_shared_tmpdirs() {
+  std::error_code ignored;
+  for (const std::string& dir : made) std::filesystem::remove_all(dir, ignored);
+  made.clear();
 }
 
 }  // namespace lsgl::test

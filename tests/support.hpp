@@ -5,7 +5,11 @@
 namespace lsgl::test {
 
 // Collective over MPI_COMM_WORLD. A new directory /tmp/<prefix>-XXXXXX made by rank 0, its
-// name on every rank ("" if it could not be made).
+// name on every rank ("" if it could not be made). The test main removes it when every test
+// passed (remove_shared_tmpdirs) and keeps it for a look otherwise.
 std::string shared_tmpdir(const std::string& prefix);
+
+// Local. Removes, on rank 0, every directory shared_tmpdir made (call after a barrier).
+void remove_shared_tmpdirs();
 
 }  // namespace lsgl::test
