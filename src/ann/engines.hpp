@@ -1,7 +1,7 @@
 #pragma once
 // Private to src/ann: the neighbour record shared by both routes and the recall check, the tiny
-// interface behind which each search engine (exact, FLANN, hnswlib) sits, and the block search
-// that turns engine proposals into exact, ordered lists.
+// interface behind which each search engine (exact, voronoi, FLANN, hnswlib) sits, the choice
+// of `--ann auto`, and the block search that turns engine proposals into exact, ordered lists.
 #include <mpi.h>
 
 #include <cstdint>
