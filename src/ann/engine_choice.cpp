@@ -54,12 +54,14 @@ std::unique_ptr<Engine> build_engine(MPI_Comm comm, const AnnParams& p, const fl
     // m + 1: the query itself comes back first.
     const int k = static_cast<int>(std::min<std::int64_t>(m + 1, rows));
     std::vector<std::int64_t> found(static_cast<std::size_t>(nq * k));
-    probe[0] = static_cast<double>(voronoi_rows_compared(*engine, queries.data(), nq, k, found.data()));
+    probe[0] = static_cast<double>(
+        voronoi_rows_compared(*engine, queries.data(), nq, k, found.data()));
     probe[1] = static_cast<double>(nq);
-    std::vector<double> radius2(static_cast<std::size_t>(nq));
-    for (std::int64_t i = 0; i < nq; ++i) {
-      radius2[i] = k == m + 1 ? squared_distance(queries.data() + i * d, base + found[i * k + k - 1] * d, d)
-                              : std::numeric_limits<double>::infinity();
+    // The m-th distance; with fewer than m + 1 rows every rank can hold a neighbour.
+    std::vector<double> radius2(static_cast<std::size_t>(nq),
+                                std::numeric_limits<double>::infinity());
+    for (std::int64_t i = 0; i < nq && k == m + 1; ++i) {
+      radius2[i] = squared_distance(queries.data() + i * d, base + found[i * k + k - 1] * d, d);
     }
     probe[2] = static_cast<double>(extra_ranks(sampled, radius2));
   });

@@ -8,7 +8,6 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"

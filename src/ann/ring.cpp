@@ -47,7 +47,8 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   std::unique_ptr<Engine> engine;
   double t0 = MPI_Wtime();
   // Every query visits every rank's index.
-  const ExtraRanks extra = [size](const std::vector<std::int64_t>& sampled, const std::vector<double>&) {
+  const ExtraRanks extra = [size](const std::vector<std::int64_t>& sampled,
+                                  const std::vector<double>&) {
     return static_cast<std::int64_t>(sampled.size()) * (size - 1);
   };
   engine = build_engine(comm, p, data.x.data(), rows, d, m, 0, extra, report);
