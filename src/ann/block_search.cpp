@@ -70,7 +70,8 @@ void search_block(const Engine& engine, const RowBlock& block, const float* qx, 
           }
         };
         collect();
-        if (mine.size() < wanted) {  // the engine came up short: brute force this query
+        if (mine.size() < wanted && !(bound && engine.exact_within())) {
+          // the engine came up short: brute force this query
           exact_knn(qv, block.x, rows, d, k, self, scratch, rows_found);
           collect();
         }

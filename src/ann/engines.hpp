@@ -34,11 +34,15 @@ class Engine {
   // row numbers of near neighbours, in any order, -1 where fewer were found: out[q * k + j].
   virtual void search(const float* queries, std::int64_t nq, int k, std::int64_t* out) const = 0;
   // The same where query q needs only the rows within squared distance bound[q] (its m-th
-  // distance so far): an engine may skip farther rows, but returns k rows whenever it can.
+  // distance so far): an engine may skip farther rows, but returns k rows whenever it can,
+  // unless exact_within().
   virtual void search_within(const float* queries, std::int64_t nq, int k, const double*,
                              std::int64_t* out) const {
     search(queries, nq, k, out);
   }
+  // True when search_within returns exactly those of the k nearest rows (by distance, then
+  // row) that lie within bound[q]: fewer than k rows is then a result, not a shortfall.
+  virtual bool exact_within() const { return false; }
   // The same for the indexed rows first, ..., first + nq - 1 themselves (an engine may start
   // from the row's own place in its index).
   virtual void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const {

@@ -9,9 +9,11 @@
 // nearest centroid by a single-precision product, any cell would do):
 // 1. distances to the rows of h by one single-precision matrix product (OpenBLAS sgemm on
 //    coordinates centred at c_h); each query keeps its best k + kExtra by that distance;
-// 2. the distances to every centroid by a second product; cell j is searched when the Voronoi
-//    bound (cells.hpp), with the products' rounding bound taken against it, is within the
-//    query's current k-th distance plus its rounding bound;
+// 2. the distances to every centroid by a second product; cell j is searched when both the
+//    Voronoi bound (cells.hpp) and the ball bound ||x - c_j|| - extent_j, with the products'
+//    rounding bound taken against them, are within the query's current k-th distance plus its
+//    rounding bound, or within the bound a routed query brings (search_within: then the home
+//    cell too is skipped when its ball lies beyond it, and fewer than k rows may come back);
 // 3. the kept candidates are recomputed with squared_distance and sorted by (distance, row). The
 //    float selection is certified when the exact k-th distance lies more than twice the rounding
 //    bound below the first float distance left out; otherwise (near-ties, duplicates) the query
@@ -86,6 +88,7 @@ class VoronoiEngine final : public Engine {
                      std::int64_t* out) const override {
     search_queries(queries, nq, k, bound, out);
   }
+  bool exact_within() const override { return true; }
 
   void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const override {
     search_homes(base_ + first * d_, home_.data() + first, nullptr, nq, k, out);
@@ -168,6 +171,7 @@ class VoronoiEngine final : public Engine {
     centred_.resize(static_cast<std::size_t>(rows_ * d_));
     norm2_.resize(static_cast<std::size_t>(rows_));
     reach_.assign(static_cast<std::size_t>(cells_), 0.0);
+    extent_.assign(static_cast<std::size_t>(cells_), 0.0);
     for (int c = 0; c < cells_; ++c) {
       for (std::int64_t t = start_[c]; t < start_[c + 1]; ++t) {
         const float* x = base_ + order_[t] * d_;
@@ -176,16 +180,24 @@ class VoronoiEngine final : public Engine {
         const double n2 = squared_norm(y, d_);
         norm2_[t] = static_cast<float>(n2);
         reach_[c] = std::max(reach_[c], std::sqrt(n2));
+        extent_[c] = std::max(extent_[c], squared_distance(x, centroid(c), d_));
       }
+      extent_[c] = std::sqrt(extent_[c]);
     }
   }
 
   // Rounding bound of a float squared distance between centred vectors of norms a and b.
   double rounding(double a, double b) const { return product_rounding(d_, a, b); }
 
+  // Cell c can hold a row within `radius` of a query whose squared distance to c_c is at least
+  // `near`: the ball bound ||x - y|| >= ||x - c_c|| - extent_c.
+  bool within_reach(int c, double near, double radius) const {
+    return std::sqrt(std::max(0.0, near)) - extent_[c] <= radius * (1.0 + 1e-12);
+  }
+
   // Per-thread scratch of search_homes.
   struct Scratch {
-    std::vector<float> a, g, gc;
+    std::vector<float> a, ah, g, gc;
     std::vector<double> gap;
     std::vector<float> shifted;  // centroids - c_h
     std::vector<std::pair<int, std::int64_t>> visits;  // (cell, position in the block)
@@ -233,19 +245,26 @@ class VoronoiEngine final : public Engine {
   }
 
   // The block `qs` of queries of home cell h (rows qx + q * d, bound[q] as in search_within or
-  // null): home scan, routing by the Voronoi bound, scans of the other cells, exact lists into
-  // out + q * k.
+  // null): home scan, routing by the Voronoi and ball bounds, scans of the other cells, exact
+  // lists into out + q * k. With a bound, a cell (the home one too) whose rows all lie beyond it
+  // is not scanned.
   void search_cell(int h, const std::vector<std::int64_t>& qs, const float* qx,
                    const double* bound, int k, std::int64_t* out, Scratch& s) const {
     const std::int64_t nb = static_cast<std::int64_t>(qs.size());
     s.lists.resize(static_cast<std::size_t>(nb));
     s.eps.assign(static_cast<std::size_t>(nb), 0.0);
-    s.at.resize(static_cast<std::size_t>(nb));
+    s.ah.resize(static_cast<std::size_t>(nb * d_));
+    s.at.clear();
     for (std::int64_t i = 0; i < nb; ++i) {
       s.lists[i].items.clear();
       s.lists[i].cap = static_cast<std::size_t>(k + kExtra);
       s.lists[i].scanned = 0;
-      s.at[i] = i;
+      const float* q = qx + qs[i] * d_;
+      for (std::int64_t j = 0; j < d_; ++j) s.ah[i * d_ + j] = q[j] - centroid(h)[j];
+      const double qn = squared_norm(s.ah.data() + i * d_, d_);
+      if (!bound || within_reach(h, qn - rounding(std::sqrt(qn), 0.0), std::sqrt(bound[qs[i]]))) {
+        s.at.push_back(i);
+      }
     }
     scan(h, s.at, qs, qx, s);
 
@@ -256,23 +275,16 @@ class VoronoiEngine final : public Engine {
       for (std::int64_t j = 0; j < d_; ++j) s.shifted[c * d_ + j] = centroid(c)[j] - centroid(h)[j];
       s.gap[c] = std::sqrt(squared_distance(centroid(c), centroid(h), d_));
     }
-    s.a.resize(static_cast<std::size_t>(nb * d_));
-    for (std::int64_t i = 0; i < nb; ++i) {
-      const float* q = qx + qs[i] * d_;
-      for (std::int64_t j = 0; j < d_; ++j) s.a[i * d_ + j] = q[j] - centroid(h)[j];
-    }
     s.gc.resize(static_cast<std::size_t>(nb * cells_));
-    products(s.a.data(), nb, s.shifted.data(), cells_, d_, s.gc.data());
+    products(s.ah.data(), nb, s.shifted.data(), cells_, d_, s.gc.data());
     s.visits.clear();
     for (std::int64_t i = 0; i < nb; ++i) {
       const Shortlist& list = s.lists[i];
-      const double qn = squared_norm(s.a.data() + i * d_, d_), qr = std::sqrt(qn);
-      // Rows beyond the radius are not needed: the k-th kept so far, or the query's own bound
-      // (while the home cell gives k rows, so that k rows come back).
-      double radius = std::numeric_limits<double>::infinity();
+      const double qn = squared_norm(s.ah.data() + i * d_, d_), qr = std::sqrt(qn);
+      // Rows beyond the radius are not needed: the query's own bound, or the k-th kept so far.
+      double radius = bound ? std::sqrt(bound[qs[i]]) : std::numeric_limits<double>::infinity();
       if (list.items.size() >= static_cast<std::size_t>(k)) {
-        radius = std::sqrt(std::max(0.0, list.items[k - 1].f) + s.eps[i]);
-        if (bound) radius = std::min(radius, std::sqrt(bound[qs[i]]));
+        radius = std::min(radius, std::sqrt(std::max(0.0, list.items[k - 1].f) + s.eps[i]));
       }
       const double home_far = qn + rounding(qr, 0.0);  // at least ||q - c_h||^2
       for (int c = 0; c < cells_; ++c) {
@@ -280,7 +292,8 @@ class VoronoiEngine final : public Engine {
         const double g = s.gap[c];
         const double near = qn + g * g - 2.0 * static_cast<double>(s.gc[i * cells_ + c]) -
                             rounding(qr, g);  // at most ||q - c_c||^2
-        if (g <= 0 || near - home_far <= 2.0 * g * radius * (1.0 + 1e-12)) {
+        if ((g <= 0 || near - home_far <= 2.0 * g * radius * (1.0 + 1e-12)) &&
+            within_reach(c, near, radius)) {
           s.visits.emplace_back(c, i);
         }
       }
@@ -367,6 +380,7 @@ class VoronoiEngine final : public Engine {
   std::vector<float> centred_;       // row order_[t] minus its centroid, at t * d
   std::vector<float> norm2_;         // squared norm of each centred row
   std::vector<double> reach_;        // largest centred norm of each cell
+  std::vector<double> extent_;       // largest distance from c_c to a row of cell c
 };
 
 }  // namespace
