@@ -432,7 +432,8 @@ TEST(Candidates, RoutesAgreeWithTheExactEngine) {
   EXPECT_EQ(b.report.cells, size == 1 ? 1 : 16 * size);
 }
 
-// Rows per rank within 10% of the mean on skewed data (one dominant cluster, identical rows).
+// Rows per rank within 10% of the mean on skewed data (one dominant cluster, identical rows):
+// within 8% and a row by construction (each rank cut moves at most 4% of a rank's rows).
 TEST(Candidates, PartitionBalancesSkewedData) {
   const int size = lsgl::comm_size(MPI_COMM_WORLD);
   for (const Data& data : {dominant_cluster_data(3001), identical_data(2000, 3)}) {
@@ -441,8 +442,8 @@ TEST(Candidates, PartitionBalancesSkewedData) {
     p.route = "partition";
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, data.block(MPI_COMM_WORLD), 5, p);
     const double mean = static_cast<double>(data.n) / size;
-    EXPECT_LE(static_cast<double>(c.report.rows_max), 1.1 * mean);
-    EXPECT_GE(static_cast<double>(c.report.rows_min), 0.9 * mean);
+    EXPECT_LE(static_cast<double>(c.report.rows_max), 1.08 * mean + 1);
+    EXPECT_GE(static_cast<double>(c.report.rows_min), 0.92 * mean - 1);
   }
 }
 

@@ -1,5 +1,6 @@
 // The locality partition of the rows: Faiss k-means on a hashed sample, nearest-centroid cells,
-// cells ordered by recursive bisection and the sequence of rows cut evenly over the ranks.
+// cells ordered by recursive bisection and the sequence of rows cut over the ranks at cell
+// boundaries near the even cuts.
 #include "cells.hpp"
 
 #include <faiss/Clustering.h>
@@ -21,16 +22,27 @@ namespace {
 constexpr std::int64_t kSamplePerCell = 64;  // k-means sample rows per cell
 constexpr int kKmeansIterations = 20;
 constexpr int kPowerIterations = 30;
+constexpr double kCutSlack = 0.04;  // a rank cut moves at most this share of a rank's rows
 
-// Local rows of the k-means sample: row g is in when a hash of (seed, g) falls below the share
-// wanted, so the sample does not depend on the number of ranks.
-std::vector<float> local_sample(const LocalRows& data, std::int64_t want, std::uint64_t seed) {
+// Whether a row whose hash is h falls in a sample of `share` of the rows.
+bool in_share(std::uint64_t h, double share) {
+  return share >= 1.0 || h < static_cast<std::uint64_t>(share * 0x1.0p64 - 1.0);
+}
+
+// Local rows of the k-means sample: row g is in when a hash of (seed, g) falls within the share
+// `want` / n, so the sample does not depend on the number of ranks. `hash` gets the hash of each
+// sampled row (a smaller share of the same hashes is a sub-sample).
+std::vector<float> local_sample(const LocalRows& data, std::int64_t want, std::uint64_t seed,
+                                std::vector<std::uint64_t>& hash) {
   const double share = static_cast<double>(want) / static_cast<double>(data.n);
-  const auto cut = static_cast<std::uint64_t>(std::min(share, 1.0) * 0x1.0p64 - 1.0);
   std::vector<float> out;
+  hash.clear();
   for (std::int64_t l = 0; l < data.local_rows(); ++l) {
     const std::uint64_t h = splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(data.begin + l)));
-    if (share >= 1.0 || h < cut) out.insert(out.end(), data.row(l), data.row(l) + data.d);
+    if (in_share(h, share)) {
+      out.insert(out.end(), data.row(l), data.row(l) + data.d);
+      hash.push_back(h);
+    }
   }
   return out;
 }
@@ -52,6 +64,93 @@ std::vector<float> gather_sample(MPI_Comm comm, const std::vector<float>& mine) 
   MPI_Gatherv(mine.data(), static_cast<int>(bytes), MPI_BYTE, out.data(), counts.data(),
               displs.data(), MPI_BYTE, 0, comm);
   return out;
+}
+
+// Local. `cells` (<= sum of rows) split over groups of rows[g] sample rows in proportion, each
+// non-empty group at least one and at most rows[g] (largest remainders, ties: lowest group).
+std::vector<int> apportion(const std::vector<std::int64_t>& rows, int cells) {
+  const std::int64_t total = std::accumulate(rows.begin(), rows.end(), std::int64_t{0});
+  const auto ideal = [&](std::size_t g) {
+    return static_cast<double>(cells) * static_cast<double>(rows[g]) / static_cast<double>(total);
+  };
+  std::vector<int> share(rows.size(), 0);
+  std::int64_t sum = 0;
+  for (std::size_t g = 0; g < rows.size(); ++g) {
+    if (rows[g] == 0) continue;
+    share[g] = static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(ideal(g)), 1, rows[g]));
+    sum += share[g];
+  }
+  while (sum != cells) {
+    const int step = sum < cells ? 1 : -1;
+    std::size_t best = rows.size();
+    for (std::size_t g = 0; g < rows.size(); ++g) {
+      const bool can = step > 0 ? share[g] < rows[g] : share[g] > 1;
+      if (can && (best == rows.size() || step * (ideal(g) - share[g]) > step * (ideal(best) - share[best]))) {
+        best = g;
+      }
+    }
+    share[best] += step;
+    sum += step;
+  }
+  return share;
+}
+
+// Collective. The centroids of `cells` cells (set: at most the sample rows, at least 1) by two
+// levels of Faiss k-means, so that no rank clusters more than about (cells / P) centroids from
+// (cells / P) * kSamplePerCell rows, plus P from P * kSamplePerCell on rank 0:
+// 1. rank 0 clusters a sub-sample of kSamplePerCell rows per rank into P coarse centroids;
+// 2. every sample row goes to the rank numbered as its nearest coarse centroid, which clusters
+//    the rows it receives (in global order) into its share of the cells (apportion);
+// 3. every rank gathers the centroids, in coarse order.
+std::vector<float> two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t wanted,
+                                       const AnnParams& p, int& cells) {
+  const int size = comm_size(comm), self = comm_rank(comm);
+  const std::int64_t d = data.d;
+  std::vector<std::uint64_t> hash;
+  const std::vector<float> sample = local_sample(data, wanted * kSamplePerCell, p.seed, hash);
+  const std::int64_t mine = static_cast<std::int64_t>(hash.size());
+  const std::int64_t sample_rows = allreduce_sum(comm, mine);
+  collective_check(comm, sample_rows > 0, "candidates: no rows to partition");
+  cells = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
+
+  // 1. Coarse centroids.
+  const double coarse_share = static_cast<double>(size * kSamplePerCell) / static_cast<double>(data.n);
+  std::vector<float> sub;
+  for (std::int64_t r = 0; r < mine; ++r) {
+    if (in_share(hash[r], coarse_share)) sub.insert(sub.end(), &sample[r * d], &sample[(r + 1) * d]);
+  }
+  const std::vector<float> coarse_sample = gather_sample(comm, sub);
+  const std::int64_t coarse_rows = allreduce_sum(comm, static_cast<std::int64_t>(sub.size()) / d);
+  CellLayout coarse;
+  coarse.d = d;
+  coarse.cells = static_cast<int>(std::clamp<std::int64_t>(coarse_rows, 1, size));
+  coarse.centroids.assign(static_cast<std::size_t>(coarse.cells * d), 0.0f);
+  if (coarse.cells > 1) {
+    collectively(comm, [&] {
+      if (self == 0) coarse.centroids = kmeans(coarse_sample.data(), coarse_rows, d, coarse.cells, p);
+    });
+    MPI_Bcast(coarse.centroids.data(), static_cast<int>(coarse.cells * d), MPI_FLOAT, 0, comm);
+  }
+
+  // 2. Sample rows to the rank of their coarse cell; fine centroids there.
+  const std::vector<int> group = coarse.cells > 1 ? nearest_cells(coarse, sample.data(), mine, p.threads)
+                                                  : std::vector<int>(static_cast<std::size_t>(mine), 0);
+  std::vector<std::int64_t> local_count(coarse.cells, 0), count(coarse.cells);
+  std::vector<std::vector<float>> send(size);
+  for (std::int64_t r = 0; r < mine; ++r) {
+    ++local_count[group[r]];
+    send[group[r]].insert(send[group[r]].end(), &sample[r * d], &sample[(r + 1) * d]);
+  }
+  MPI_Allreduce(local_count.data(), count.data(), coarse.cells, MPI_INT64_T, MPI_SUM, comm);
+  const std::vector<float> rows = alltoallv(comm, send);
+  const std::vector<int> share = apportion(count, cells);
+  std::vector<float> fine;
+  collectively(comm, [&] {
+    if (self < coarse.cells && share[self] > 0) fine = kmeans(rows.data(), count[self], d, share[self], p);
+  });
+
+  // 3. All centroids on every rank.
+  return allgather_items(comm, fine);
 }
 
 // Local. Appends the cells of `group` to `order` by recursive bisection: project the centroids
@@ -130,6 +229,10 @@ std::vector<float> kmeans(const float* x, std::int64_t rows, std::int64_t d, int
   km.train(rows, x, index);
   omp_set_num_threads(saved);
   return km.centroids;
+}
+
+int CellLayout::owner(std::int64_t at) const {
+  return static_cast<int>(std::upper_bound(cut.begin(), cut.end(), at) - cut.begin()) - 1;
 }
 
 void CellLayout::distances(const float* x, double* out) const {
@@ -225,18 +328,8 @@ CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParam
   CellLayout& lay = a.layout;
   lay.d = d;
 
-  // Centroids: k-means of the sample on rank 0, broadcast.
-  const std::int64_t wanted = static_cast<std::int64_t>(p.cells_per_rank) * size;
-  const std::vector<float> sample =
-      gather_sample(comm, local_sample(data, wanted * kSamplePerCell, p.seed));
-  std::int64_t sample_rows = static_cast<std::int64_t>(sample.size()) / d;
-  MPI_Bcast(&sample_rows, 1, MPI_INT64_T, 0, comm);
-  lay.cells = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
-  lay.centroids.resize(static_cast<std::size_t>(lay.cells * d));
-  collectively(comm, [&] {
-    if (comm_rank(comm) == 0) lay.centroids = kmeans(sample.data(), sample_rows, d, lay.cells, p);
-  });
-  MPI_Bcast(lay.centroids.data(), static_cast<int>(lay.cells * d), MPI_FLOAT, 0, comm);
+  lay.centroids = two_level_centroids(comm, data, static_cast<std::int64_t>(p.cells_per_rank) * size,
+                                      p, lay.cells);
 
   // Every local row to its nearest centroid; cell sizes over all ranks.
   a.home = nearest_cells(lay, data.x.data(), rows, p.threads);
@@ -254,15 +347,27 @@ CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParam
   lay.start.assign(lay.cells, 0);
   lay.first_rank.assign(lay.cells, 0);
   lay.last_rank.assign(lay.cells, -1);
-  lay.seq = Partition(data.n, size);
-  std::int64_t at = 0;
+  std::vector<std::int64_t> bounds{0};  // cell boundaries in the sequence
   for (int c : order) {
-    lay.start[c] = at;
+    lay.start[c] = bounds.back();
+    bounds.push_back(bounds.back() + lay.size[c]);
+  }
+  const Partition even(data.n, size);
+  const double slack = kCutSlack * static_cast<double>(data.n) / size;
+  lay.cut.assign(static_cast<std::size_t>(size) + 1, data.n);
+  lay.cut[0] = 0;
+  for (int r = 1; r < size; ++r) {
+    const std::int64_t want = std::max(even.begin(r), lay.cut[r - 1]);
+    auto b = std::lower_bound(bounds.begin(), bounds.end(), want);
+    if (b == bounds.end() || (b != bounds.begin() && want - *(b - 1) <= *b - want)) --b;
+    const bool near = std::abs(static_cast<double>(*b - want)) <= slack;
+    lay.cut[r] = near && *b > lay.cut[r - 1] ? *b : want;
+  }
+  for (int c : order) {
     if (lay.size[c] > 0) {
-      lay.first_rank[c] = lay.seq.owner(at);
-      lay.last_rank[c] = lay.seq.owner(at + lay.size[c] - 1);
+      lay.first_rank[c] = lay.owner(lay.start[c]);
+      lay.last_rank[c] = lay.owner(lay.start[c] + lay.size[c] - 1);
     }
-    at += lay.size[c];
   }
   a.position.resize(static_cast<std::size_t>(rows));
   for (std::int64_t l = 0; l < rows; ++l) {

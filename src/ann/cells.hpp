@@ -1,15 +1,18 @@
 #pragma once
 // Private to src/ann: the locality partition of the rows into k-means cells, packed onto ranks.
 //
-// Centroids come from Faiss's k-means on a sample of the rows chosen by a hash of the global
-// index (the same sample on any number of ranks), run on rank 0 and broadcast. Every row belongs
+// Centroids come from two levels of Faiss k-means on a sample of the rows chosen by a hash of the
+// global index (the same sample on any number of ranks): P coarse centroids on rank 0, then each
+// rank clusters the sample rows of one coarse cell into its share of the cells. Every row belongs
 // to its nearest centroid by squared_distance (ties: lowest cell), so the cells are exactly the
 // Voronoi cells of the centroids and a point x lies at least
 //   (||x - c_j||^2 - ||x - c_i||^2) / (2 ||c_i - c_j||)
 // from every row of cell j when it is in cell i (cell_bound). The cells are ordered by recursive
 // bisection of their centroids along their principal direction (weighted by rows), and that
-// sequence of rows is cut into P equal pieces: rank r holds positions [seq.begin(r), seq.end(r)),
-// so rows per rank differ by at most one and a cell larger than a piece spans several ranks.
+// sequence of rows is cut into P pieces: rank r holds positions [cut[r], cut[r + 1]). Each cut
+// is the cell boundary nearest the even cut when one lies within kCutSlack of a rank's rows
+// (then no cell spans the cut), else the even cut (rows per rank within 2 kCutSlack of the mean;
+// a cell larger than a piece spans several ranks).
 #include <mpi.h>
 
 #include <cstdint>
@@ -27,7 +30,10 @@ struct CellLayout {
   std::vector<std::int64_t> size;      // rows of each cell (all ranks)
   std::vector<std::int64_t> start;     // first position of each cell in the sequence
   std::vector<int> first_rank, last_rank;  // ranks holding rows of each cell (first > last: none)
-  Partition seq;                       // the sequence of n positions cut over the ranks
+  std::vector<std::int64_t> cut;       // P + 1 sequence positions: rank r holds [cut[r], cut[r+1])
+
+  // Local. The rank holding sequence position `at`.
+  int owner(std::int64_t at) const;
 
   // Local. Squared distances from x to every centroid (out: cells values).
   void distances(const float* x, double* out) const;

@@ -61,7 +61,7 @@ Regrouped regroup(MPI_Comm comm, const LocalRows& data, const CellAssignment& a,
   std::vector<std::vector<std::int64_t>> sid(size);
   std::vector<std::vector<int>> scell(size);
   for (std::int64_t l = 0; l < data.local_rows(); ++l) {
-    const int r = a.layout.seq.owner(a.position[l]);
+    const int r = a.layout.owner(a.position[l]);
     sx[r].insert(sx[r].end(), data.row(l), data.row(l) + d);
     sid[r].push_back(data.begin + l);
     scell[r].push_back(a.home[l]);
