@@ -6,8 +6,9 @@
 # route: the summary's engine column says what auto chose), hnsw on the partition route, hnsw on the
 # ring (the default before --ann auto) and the voronoi engine on the partition route.
 #   usage: jobs/bench/candidates.sh [scaling|million|fmnist|threads|all]   (default all)
-#   REPS=N repeats the million and fmnist searches N times, alternating the configurations (the
-#   machine's speed drifts: compare the medians).
+#   REPS=N repeats the searches N times, alternating the configurations (the machine's speed
+#   drifts: compare the medians); scaling then also prints the ratio of the mean CPU seconds.
+#   SCALE_CONFIGS="default" limits scaling to some of default, ring, partition (all three unset).
 # Cases:
 #   scaling  200,000 x 68 (first rows of the 1M set), --model knn --k 5, p = 1 2 4 8 16 ranks of
 #            1 thread (oversubscribed on small machines): CPU seconds and ratio to p = 1
@@ -72,13 +73,22 @@ cpu_of() { $py -c "import h5py, sys; print(h5py.File(sys.argv[1], 'r')['graph'].
 
 if [ "$what" = scaling ] || [ "$what" = all ]; then
   echo; echo "== scaling: 200,000 x 68, knn k = 5, 1 thread per rank"
-  for route in default ring partition; do
-    for np in 1 2 4 8 16; do
-      search "$np" 1 "scale-$route-$np" --input "$work/latent-200k.h5" --model knn --k 5 \
-        $(flags "$route") --recall-sample 1000
+  for route in ${SCALE_CONFIGS:-default ring partition}; do
+    for rep in $(seq "$reps"); do
+      for np in 1 2 4 8 16; do
+        search "$np" 1 "scale-$route-$np-$rep" --input "$work/latent-200k.h5" --model knn --k 5 \
+          $(flags "$route") --recall-sample 1000
+      done
     done
     for np in 2 4 8 16; do
-      echo "  $route: CPU at p = $np / CPU at p = 1 = $($py -c "print(f'{$(cpu_of scale-$route-$np) / $(cpu_of scale-$route-1):.2f}')")"
+      ratios=() p1=() pn=()
+      for rep in $(seq "$reps"); do
+        p1+=("$(cpu_of "scale-$route-1-$rep")") pn+=("$(cpu_of "scale-$route-$np-$rep")")
+        ratios+=("$($py -c "print(f'{${pn[-1]} / ${p1[-1]}:.2f}')")")
+      done
+      mean=$($py -c "import sys; a, b = sys.argv[1].split(), sys.argv[2].split();
+print(f'{sum(map(float, b)) / sum(map(float, a)):.2f}')" "${p1[*]}" "${pn[*]}")
+      echo "  $route: CPU at p = $np / CPU at p = 1 = ${ratios[*]} (ratio of the means $mean)"
     done
   done
 fi
