@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "ann/cells.hpp"
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/pipeline/generate.hpp"
 #include "support.hpp"
@@ -430,6 +431,48 @@ TEST(Candidates, RoutesAgreeWithTheExactEngine) {
   // Clustered data: most queries stay on their own rank.
   EXPECT_GT(b.report.visits[0], data.n / 2);
   EXPECT_EQ(b.report.cells, size == 1 ? 1 : 16 * size);
+}
+
+// The cell layout of the partition route against brute force over all centroids, with more
+// cells than a near list holds (both the near lists and the products are used): every row's
+// cell is its nearest centroid by squared_distance (ties: lowest cell), and the cells
+// near_cells_within gives are exactly those whose Voronoi bound is within the radius.
+TEST(Candidates, CellLayoutMatchesBruteForce) {
+  // (identical rows: every centroid is at the row, so the near lists never suffice)
+  for (const auto& [data, spread] :
+       {std::make_pair(mixture_data(3000), true), std::make_pair(dominant_cluster_data(2000), true),
+        std::make_pair(grid_data(300, 5), true), std::make_pair(identical_data(60, 4), false)}) {
+    const LocalRows rows = data.block(MPI_COMM_WORLD);
+    AnnParams p;
+    p.cells_per_rank = 40;
+    const lsgl::ann::CellAssignment a = lsgl::ann::assign_cells(MPI_COMM_WORLD, rows, p);
+    const lsgl::ann::CellLayout& lay = a.layout;
+    std::vector<double> dist(static_cast<std::size_t>(lay.cells));
+    std::int64_t listed = 0, checked = 0;
+    for (std::int64_t l = 0; l < rows.local_rows(); ++l) {
+      lay.distances(rows.row(l), dist.data());
+      const int i = lsgl::ann::nearest_cell(dist.data(), lay.cells);
+      ASSERT_EQ(a.home[l], i) << "row " << rows.begin + l;
+      for (double radius : {0.0, 0.05, 0.5, 3.0}) {
+        std::vector<int> near;
+        if (!lsgl::ann::near_cells_within(lay, rows.row(l), i, radius, near)) continue;
+        ++listed;
+        std::vector<int> want;
+        for (int j = 0; j < lay.cells; ++j) {
+          const double g = std::sqrt(lsgl::squared_distance(lay.centroids.data() + i * lay.d,
+                                                            lay.centroids.data() + j * lay.d, lay.d));
+          const double a2 = dist[i], b2 = dist[j];
+          const bool beyond = g > 0 && (b2 - a2) - 1e-12 * (a2 + b2) > 2.0 * g * radius * (1.0 + 1e-12);
+          if (j != i && !beyond) want.push_back(j);
+        }
+        std::sort(near.begin(), near.end());
+        ASSERT_EQ(near, want) << "row " << rows.begin + l << " radius " << radius;
+        ++checked;
+      }
+    }
+    EXPECT_EQ(listed, checked);
+    if (spread) EXPECT_GT(lsgl::allreduce_sum(MPI_COMM_WORLD, listed), 0);
+  }
 }
 
 // Rows per rank within 10% of the mean on skewed data (one dominant cluster, identical rows):

@@ -23,6 +23,8 @@ constexpr std::int64_t kSamplePerCell = 64;  // k-means sample rows per cell
 constexpr int kKmeansIterations = 20;
 constexpr int kPowerIterations = 30;
 constexpr double kCutSlack = 0.04;  // a rank cut moves at most this share of a rank's rows
+constexpr int kNearCells = 32;      // length of each cell's near list
+constexpr std::int64_t kRowBlock = 256;  // rows per single-precision product
 
 // Whether a row whose hash is h falls in a sample of `share` of the rows.
 bool in_share(std::uint64_t h, double share) {
@@ -102,8 +104,8 @@ std::vector<int> apportion(const std::vector<std::int64_t>& rows, int cells) {
 // 2. every sample row goes to the rank numbered as its nearest coarse centroid, which clusters
 //    the rows it receives (in global order) into its share of the cells (apportion);
 // 3. every rank gathers the centroids, in coarse order.
-std::vector<float> two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t wanted,
-                                       const AnnParams& p, int& cells) {
+void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t wanted,
+                         const AnnParams& p, CellLayout& lay) {
   const int size = comm_size(comm), self = comm_rank(comm);
   const std::int64_t d = data.d;
   std::vector<std::uint64_t> hash;
@@ -111,7 +113,7 @@ std::vector<float> two_level_centroids(MPI_Comm comm, const LocalRows& data, std
   const std::int64_t mine = static_cast<std::int64_t>(hash.size());
   const std::int64_t sample_rows = allreduce_sum(comm, mine);
   collective_check(comm, sample_rows > 0, "candidates: no rows to partition");
-  cells = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
+  const int cells = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
 
   // 1. Coarse centroids.
   const double coarse_share = static_cast<double>(size * kSamplePerCell) / static_cast<double>(data.n);
@@ -150,7 +152,92 @@ std::vector<float> two_level_centroids(MPI_Comm comm, const LocalRows& data, std
   });
 
   // 3. All centroids on every rank.
-  return allgather_items(comm, fine);
+  lay.cells = cells;
+  lay.centroids = allgather_items(comm, fine);
+  lay.group_centroids = coarse.centroids;
+  lay.group_first.assign(1, 0);
+  for (int s : share) lay.group_first.push_back(lay.group_first.back() + s);
+}
+
+// Collective. lay.near and lay.near_gap: each rank lists a block of the cells, all gather.
+void neighbour_cells(MPI_Comm comm, CellLayout& lay) {
+  const Partition part(lay.cells, comm_size(comm));
+  const int self = comm_rank(comm);
+  lay.near_count = std::min(lay.cells, kNearCells);
+  std::vector<int> near;
+  std::vector<double> gap;
+  std::vector<std::pair<double, int>> all(static_cast<std::size_t>(lay.cells));
+  for (auto i = part.begin(self); i < part.end(self); ++i) {
+    for (int j = 0; j < lay.cells; ++j) {
+      all[j] = {std::sqrt(squared_distance(lay.centroids.data() + i * lay.d,
+                                           lay.centroids.data() + j * lay.d, lay.d)), j};
+    }
+    std::partial_sort(all.begin(), all.begin() + lay.near_count, all.end());
+    for (int t = 0; t < lay.near_count; ++t) {
+      near.push_back(all[t].second);
+      gap.push_back(all[t].first);
+    }
+  }
+  lay.near = allgather_items(comm, near);
+  lay.near_gap = allgather_items(comm, gap);
+}
+
+// Local. nearest_cells by products for the nb (<= kRowBlock) rows at x: out[r].
+void nearest_block(const CellLayout& lay, const float* x, std::int64_t nb, std::vector<float>& approx,
+                   std::vector<double>& err, std::vector<double>& exact, int* out) {
+  const int cells = lay.cells;
+  approx.resize(static_cast<std::size_t>(kRowBlock * cells));
+  err.resize(approx.size());
+  exact.resize(static_cast<std::size_t>(cells));
+  approximate_distances(lay, x, nb, approx.data(), err.data());
+  for (std::int64_t i = 0; i < nb; ++i) {
+    const float* f = approx.data() + i * cells;
+    const double* e = err.data() + i * cells;
+    int best = 0;
+    for (int c = 1; c < cells; ++c) best = f[c] < f[best] ? c : best;
+    bool sure = true;  // every other centroid certainly farther
+    for (int c = 0; c < cells && sure; ++c) {
+      sure = c == best || static_cast<double>(f[c]) - e[c] > static_cast<double>(f[best]) + e[best];
+    }
+    if (!sure) {
+      lay.distances(x + i * lay.d, exact.data());
+      best = nearest_cell(exact.data(), cells);
+    }
+    out[i] = best;
+  }
+}
+
+// Local. The nearest cell of row x by the near list of a guess (nearest_cells), or -1 when the
+// list ends before 2 ||x - c_b||. `gx` holds x . C_g for the coarse centroids.
+int nearest_by_guess(const CellLayout& lay, const float* x, const float* gx,
+                     const std::vector<float>& group_norm, const std::vector<float>& norm) {
+  const std::int64_t d = lay.d;
+  const int groups = static_cast<int>(lay.group_first.size()) - 1;
+  int g0 = -1;  // the nearest coarse centroid that has cells
+  for (int g = 0; g < groups; ++g) {
+    const bool has = lay.group_first[g + 1] > lay.group_first[g];
+    if (has && (g0 < 0 || group_norm[g] - 2 * gx[g] < group_norm[g0] - 2 * gx[g0])) g0 = g;
+  }
+  int b = lay.group_first[g0];
+  float vb = INFINITY;
+  for (int f = lay.group_first[g0]; f < lay.group_first[g0 + 1]; ++f) {
+    const float v = norm[f] - 2 * cblas_sdot(static_cast<int>(d), x, 1, lay.centroids.data() + f * d, 1);
+    if (v < vb) vb = v, b = f;
+  }
+  double best = squared_distance(x, lay.centroids.data() + b * d, d);
+  const double limit = 2.0 * std::sqrt(best) * (1.0 + 1e-9);
+  const int nc = lay.near_count;
+  const int* cell = lay.near.data() + static_cast<std::int64_t>(b) * nc;
+  const double* gap = lay.near_gap.data() + static_cast<std::int64_t>(b) * nc;
+  if (nc < lay.cells && gap[nc - 1] <= limit) return -1;
+  int at = b;
+  for (int t = 0; t < nc && gap[t] <= limit; ++t) {
+    const int j = cell[t];
+    if (j == b) continue;
+    const double dj = squared_distance(x, lay.centroids.data() + j * d, d);
+    if (dj < best || (dj == best && j < at)) best = dj, at = j;
+  }
+  return at;
 }
 
 // Local. Appends the cells of `group` to `order` by recursive bisection: project the centroids
@@ -285,36 +372,72 @@ void approximate_distances(const CellLayout& lay, const float* x, std::int64_t r
 
 std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64_t rows,
                                int threads) {
-  constexpr std::int64_t kBlock = 256;
-  const int cells = lay.cells;
+  const std::int64_t d = lay.d;
+  const bool guess = lay.near_count > 0 && lay.group_first.size() > 2;
+  const int groups = guess ? static_cast<int>(lay.group_first.size()) - 1 : 0;
+  std::vector<float> group_norm(static_cast<std::size_t>(groups)), norm;
+  for (int g = 0; g < groups; ++g) {
+    group_norm[g] = static_cast<float>(squared_norm(lay.group_centroids.data() + g * d, d));
+  }
+  if (guess) {
+    for (int c = 0; c < lay.cells; ++c) {
+      norm.push_back(static_cast<float>(squared_norm(lay.centroids.data() + c * d, d)));
+    }
+  }
   std::vector<int> home(static_cast<std::size_t>(rows));
   openblas_set_num_threads(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<float> approx(static_cast<std::size_t>(kBlock * cells));
-    std::vector<double> err(approx.size()), exact(static_cast<std::size_t>(cells));
+    std::vector<float> approx, gx(static_cast<std::size_t>(kRowBlock * groups)), gathered;
+    std::vector<double> err, exact;
+    std::vector<std::int64_t> left;
+    std::vector<int> found;
 #pragma omp for schedule(static)
-    for (std::int64_t b = 0; b < rows; b += kBlock) {
-      const std::int64_t nb = std::min(kBlock, rows - b);
-      approximate_distances(lay, x + b * lay.d, nb, approx.data(), err.data());
-      for (std::int64_t i = 0; i < nb; ++i) {
-        const float* f = approx.data() + i * cells;
-        const double* e = err.data() + i * cells;
-        int best = 0;
-        for (int c = 1; c < cells; ++c) best = f[c] < f[best] ? c : best;
-        bool sure = true;  // every other centroid certainly farther
-        for (int c = 0; c < cells && sure; ++c) {
-          sure = c == best || static_cast<double>(f[c]) - e[c] > static_cast<double>(f[best]) + e[best];
-        }
-        if (!sure) {
-          lay.distances(x + (b + i) * lay.d, exact.data());
-          best = nearest_cell(exact.data(), cells);
-        }
-        home[b + i] = best;
+    for (std::int64_t b = 0; b < rows; b += kRowBlock) {
+      const std::int64_t nb = std::min(kRowBlock, rows - b);
+      if (!guess) {
+        nearest_block(lay, x + b * d, nb, approx, err, exact, home.data() + b);
+        continue;
       }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(nb), groups,
+                  static_cast<int>(d), 1.0f, x + b * d, static_cast<int>(d),
+                  lay.group_centroids.data(), static_cast<int>(d), 0.0f, gx.data(), groups);
+      left.clear();
+      for (std::int64_t i = 0; i < nb; ++i) {
+        home[b + i] = nearest_by_guess(lay, x + (b + i) * d, gx.data() + i * groups, group_norm, norm);
+        if (home[b + i] < 0) left.push_back(b + i);
+      }
+      if (left.empty()) continue;
+      gathered.clear();
+      for (std::int64_t r : left) gathered.insert(gathered.end(), x + r * d, x + (r + 1) * d);
+      found.resize(left.size());
+      nearest_block(lay, gathered.data(), static_cast<std::int64_t>(left.size()), approx, err, exact,
+                    found.data());
+      for (std::size_t t = 0; t < left.size(); ++t) home[left[t]] = found[t];
     }
   }
   return home;
+}
+
+bool near_cells_within(const CellLayout& lay, const float* x, int i, double radius,
+                       std::vector<int>& out) {
+  if (lay.near_count == 0 || !std::isfinite(radius)) return false;
+  const std::int64_t d = lay.d;
+  const int nc = lay.near_count;
+  const int* cell = lay.near.data() + static_cast<std::int64_t>(i) * nc;
+  const double* gap = lay.near_gap.data() + static_cast<std::int64_t>(i) * nc;
+  const double a2 = squared_distance(x, lay.centroids.data() + i * d, d);
+  const double limit = 2.0 * (std::sqrt(a2) + radius) * (1.0 + 1e-9);
+  if (nc < lay.cells && gap[nc - 1] <= limit) return false;
+  for (int t = 0; t < nc && gap[t] <= limit; ++t) {
+    const int j = cell[t];
+    if (j == i) continue;
+    const double b2 = squared_distance(x, lay.centroids.data() + j * d, d);
+    // The Voronoi bound (b2 - a2) / (2 gap), less the rounding of b2 - a2.
+    if (gap[t] > 0 && (b2 - a2) - 1e-12 * (a2 + b2) > 2.0 * gap[t] * radius * (1.0 + 1e-12)) continue;
+    out.push_back(j);
+  }
+  return true;
 }
 
 int nearest_cell(const double* dist, int cells) {
@@ -328,8 +451,8 @@ CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParam
   CellLayout& lay = a.layout;
   lay.d = d;
 
-  lay.centroids = two_level_centroids(comm, data, static_cast<std::int64_t>(p.cells_per_rank) * size,
-                                      p, lay.cells);
+  two_level_centroids(comm, data, static_cast<std::int64_t>(p.cells_per_rank) * size, p, lay);
+  neighbour_cells(comm, lay);
 
   // Every local row to its nearest centroid; cell sizes over all ranks.
   a.home = nearest_cells(lay, data.x.data(), rows, p.threads);

@@ -31,6 +31,16 @@ struct CellLayout {
   std::vector<std::int64_t> start;     // first position of each cell in the sequence
   std::vector<int> first_rank, last_rank;  // ranks holding rows of each cell (first > last: none)
   std::vector<std::int64_t> cut;       // P + 1 sequence positions: rank r holds [cut[r], cut[r+1])
+  // The two levels of two_level_centroids: coarse centroids (groups x d); the cells of coarse
+  // cell g are [group_first[g], group_first[g + 1]).
+  std::vector<float> group_centroids;
+  std::vector<int> group_first;
+  // For each cell i, its near_count nearest cells by ||c_i - c_j|| (ties: lowest cell), i among
+  // them, in ascending order, near[i * near_count + t], at distances near_gap[i * near_count + t]:
+  // every other cell is at least the last of these away (neighbour_cells).
+  int near_count = 0;
+  std::vector<int> near;
+  std::vector<double> near_gap;
 
   // Local. The rank holding sequence position `at`.
   int owner(std::int64_t at) const;
@@ -63,9 +73,20 @@ void approximate_distances(const CellLayout& lay, const float* x, std::int64_t r
                            double* err);
 
 // Local. The nearest cell of each of the `rows` rows at x by squared_distance (ties: lowest
-// cell), as nearest_cell would give: approximate_distances decides where the margin between the
-// best and the second best exceeds their bounds, squared_distance elsewhere.
+// cell), as nearest_cell would give. With the two levels and the near lists (assign_cells), per
+// row: a first guess b, the nearest cell of the nearest coarse cell; only the cells within
+// 2 ||x - c_b|| of c_b can be nearer (||x - c|| >= ||c_b - c|| - ||x - c_b||), and those are
+// compared by squared_distance. Otherwise, and for the rows whose bound reaches past the near
+// list: approximate_distances decides where the margin between the best and the second best
+// exceeds their bounds, squared_distance elsewhere.
 std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64_t rows, int threads);
+
+// Local. For a row x of cell i: the cells j != i whose rows may lie within `radius` of x by the
+// Voronoi bound (cells.hpp's head), found from i's near list (a cell j farther than
+// 2 (||x - c_i|| + radius) from c_i has a bound above radius); appended to `out`. Returns false,
+// appending nothing, when the list ends before that distance.
+bool near_cells_within(const CellLayout& lay, const float* x, int i, double radius,
+                       std::vector<int>& out);
 
 // Local. The nearest cell given the distances to every centroid (ties: lowest cell).
 int nearest_cell(const double* dist, int cells);

@@ -93,36 +93,63 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrou
   openblas_set_num_threads(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<float> approx(static_cast<std::size_t>(kBlock * lay.cells));
+    std::vector<float> approx(static_cast<std::size_t>(kBlock * lay.cells)), gathered;
     std::vector<double> err(approx.size());
     std::vector<char> mark(size);
+    std::vector<int> near;
+    std::vector<std::int64_t> left;
+    const auto mark_cell = [&](int j) {
+      for (int r = lay.first_rank[j]; r <= lay.last_rank[j]; ++r) mark[r] = 1;  // none if empty
+    };
+    const auto keep_marks = [&](std::int64_t q) {
+      mark[self] = 0;
+      for (int r = 0; r < size; ++r) {
+        if (mark[r]) targets[q].push_back(r);
+      }
+      std::fill(mark.begin(), mark.end(), 0);
+    };
 #pragma omp for schedule(static)
     for (std::int64_t b = 0; b < rows; b += kBlock) {
       const std::int64_t nb = std::min(kBlock, rows - b);
-      approximate_distances(lay, g.x.data() + b * d, nb, approx.data(), err.data());
+      // The cells near the home cell's centroid (near_cells_within), where its list suffices;
+      // the home cell (which may span ranks) is always searched.
+      left.clear();
       for (std::int64_t q = b; q < b + nb; ++q) {
+        const double radius = std::sqrt(lists[q * m + m - 1].dist);  // inf while short of m
+        near.clear();
+        if (!near_cells_within(lay, g.x.data() + q * d, g.cell[q], radius, near)) {
+          left.push_back(q);
+          continue;
+        }
+        mark_cell(g.cell[q]);
+        for (int j : near) mark_cell(j);
+        keep_marks(q);
+      }
+      if (left.empty()) continue;
+      // The other rows: distances to every centroid by one product.
+      gathered.clear();
+      for (std::int64_t q : left) gathered.insert(gathered.end(), g.x.data() + q * d, g.x.data() + (q + 1) * d);
+      approximate_distances(lay, gathered.data(), static_cast<std::int64_t>(left.size()),
+                            approx.data(), err.data());
+      for (std::size_t t = 0; t < left.size(); ++t) {
+        const std::int64_t q = left[t];
         const int i = g.cell[q];
         const double* gap =
             gaps[std::lower_bound(held.begin(), held.end(), i) - held.begin()].data();
-        const float* f = approx.data() + (q - b) * lay.cells;
-        const double* e = err.data() + (q - b) * lay.cells;
-        const double radius = std::sqrt(lists[q * m + m - 1].dist);  // inf while short of m
+        const float* f = approx.data() + t * lay.cells;
+        const double* e = err.data() + t * lay.cells;
+        const double radius = std::sqrt(lists[q * m + m - 1].dist);
         const double home_far = static_cast<double>(f[i]) + e[i];  // at least ||x - c_i||^2
-        std::fill(mark.begin(), mark.end(), 0);
         for (int j = 0; j < lay.cells; ++j) {
-          if (lay.first_rank[j] > lay.last_rank[j]) continue;  // empty cell
           // The Voronoi bound (cells.hpp) with ||x - c_j||^2 at least f[j] - e[j]; the home
-          // cell (which may span ranks) and coinciding centroids are always searched.
-          const double near = static_cast<double>(f[j]) - e[j];
-          if (j != i && gap[j] > 0 && near - home_far > 2.0 * gap[j] * radius * (1.0 + 1e-12)) {
+          // cell and coinciding centroids are always searched.
+          const double near_j = static_cast<double>(f[j]) - e[j];
+          if (j != i && gap[j] > 0 && near_j - home_far > 2.0 * gap[j] * radius * (1.0 + 1e-12)) {
             continue;
           }
-          for (int r = lay.first_rank[j]; r <= lay.last_rank[j]; ++r) mark[r] = 1;
+          mark_cell(j);
         }
-        mark[self] = 0;
-        for (int r = 0; r < size; ++r) {
-          if (mark[r]) targets[q].push_back(r);
-        }
+        keep_marks(q);
       }
     }
   }
