@@ -459,10 +459,12 @@ TEST(Candidates, CellLayoutMatchesBruteForce) {
         ++listed;
         std::vector<int> want;
         for (int j = 0; j < lay.cells; ++j) {
-          const double g = std::sqrt(lsgl::squared_distance(lay.centroids.data() + i * lay.d,
-                                                            lay.centroids.data() + j * lay.d, lay.d));
+          const float* ci = lay.centroids.data() + i * lay.d;
+          const float* cj = lay.centroids.data() + j * lay.d;
+          const double g = std::sqrt(lsgl::squared_distance(ci, cj, lay.d));
           const double a2 = dist[i], b2 = dist[j];
-          const bool beyond = g > 0 && (b2 - a2) - 1e-12 * (a2 + b2) > 2.0 * g * radius * (1.0 + 1e-12);
+          const bool beyond =
+              g > 0 && (b2 - a2) - 1e-12 * (a2 + b2) > 2.0 * g * radius * (1.0 + 1e-12);
           if (j != i && !beyond) want.push_back(j);
         }
         std::sort(near.begin(), near.end());

@@ -79,7 +79,8 @@ std::vector<int> apportion(const std::vector<std::int64_t>& rows, int cells) {
   std::int64_t sum = 0;
   for (std::size_t g = 0; g < rows.size(); ++g) {
     if (rows[g] == 0) continue;
-    share[g] = static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(ideal(g)), 1, rows[g]));
+    const auto floor = static_cast<std::int64_t>(ideal(g));
+    share[g] = static_cast<int>(std::clamp<std::int64_t>(floor, 1, rows[g]));
     sum += share[g];
   }
   while (sum != cells) {
@@ -87,9 +88,8 @@ std::vector<int> apportion(const std::vector<std::int64_t>& rows, int cells) {
     std::size_t best = rows.size();
     for (std::size_t g = 0; g < rows.size(); ++g) {
       const bool can = step > 0 ? share[g] < rows[g] : share[g] > 1;
-      if (can && (best == rows.size() || step * (ideal(g) - share[g]) > step * (ideal(best) - share[best]))) {
-        best = g;
-      }
+      const auto need = [&](std::size_t h) { return step * (ideal(h) - share[h]); };
+      if (can && (best == rows.size() || need(g) > need(best))) best = g;
     }
     share[best] += step;
     sum += step;
@@ -97,9 +97,10 @@ std::vector<int> apportion(const std::vector<std::int64_t>& rows, int cells) {
   return share;
 }
 
-// Collective. The centroids of `cells` cells (set: at most the sample rows, at least 1) by two
-// levels of Faiss k-means, so that no rank clusters more than about (cells / P) centroids from
-// (cells / P) * kSamplePerCell rows, plus P from P * kSamplePerCell on rank 0:
+// Collective. lay.cells (wanted, or the sample rows when fewer), lay.centroids, group_centroids
+// and group_first by two levels of Faiss k-means, so that no rank clusters more than about
+// cells / P centroids from (cells / P) * kSamplePerCell rows, plus P from P * kSamplePerCell on
+// rank 0:
 // 1. rank 0 clusters a sub-sample of kSamplePerCell rows per rank into P coarse centroids;
 // 2. every sample row goes to the rank numbered as its nearest coarse centroid, which clusters
 //    the rows it receives (in global order) into its share of the cells (apportion);
@@ -116,10 +117,12 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
   const int cells = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
 
   // 1. Coarse centroids.
-  const double coarse_share = static_cast<double>(size * kSamplePerCell) / static_cast<double>(data.n);
+  const double coarse_share =
+      static_cast<double>(size * kSamplePerCell) / static_cast<double>(data.n);
+  const auto row = [&](std::int64_t r) { return sample.data() + r * d; };
   std::vector<float> sub;
   for (std::int64_t r = 0; r < mine; ++r) {
-    if (in_share(hash[r], coarse_share)) sub.insert(sub.end(), &sample[r * d], &sample[(r + 1) * d]);
+    if (in_share(hash[r], coarse_share)) sub.insert(sub.end(), row(r), row(r + 1));
   }
   const std::vector<float> coarse_sample = gather_sample(comm, sub);
   const std::int64_t coarse_rows = allreduce_sum(comm, static_cast<std::int64_t>(sub.size()) / d);
@@ -129,26 +132,31 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
   coarse.centroids.assign(static_cast<std::size_t>(coarse.cells * d), 0.0f);
   if (coarse.cells > 1) {
     collectively(comm, [&] {
-      if (self == 0) coarse.centroids = kmeans(coarse_sample.data(), coarse_rows, d, coarse.cells, p);
+      if (self == 0) {
+        coarse.centroids = kmeans(coarse_sample.data(), coarse_rows, d, coarse.cells, p);
+      }
     });
     MPI_Bcast(coarse.centroids.data(), static_cast<int>(coarse.cells * d), MPI_FLOAT, 0, comm);
   }
 
   // 2. Sample rows to the rank of their coarse cell; fine centroids there.
-  const std::vector<int> group = coarse.cells > 1 ? nearest_cells(coarse, sample.data(), mine, p.threads)
-                                                  : std::vector<int>(static_cast<std::size_t>(mine), 0);
+  const std::vector<int> group = coarse.cells > 1
+                                    ? nearest_cells(coarse, sample.data(), mine, p.threads)
+                                    : std::vector<int>(static_cast<std::size_t>(mine), 0);
   std::vector<std::int64_t> local_count(coarse.cells, 0), count(coarse.cells);
   std::vector<std::vector<float>> send(size);
   for (std::int64_t r = 0; r < mine; ++r) {
     ++local_count[group[r]];
-    send[group[r]].insert(send[group[r]].end(), &sample[r * d], &sample[(r + 1) * d]);
+    send[group[r]].insert(send[group[r]].end(), row(r), row(r + 1));
   }
   MPI_Allreduce(local_count.data(), count.data(), coarse.cells, MPI_INT64_T, MPI_SUM, comm);
   const std::vector<float> rows = alltoallv(comm, send);
   const std::vector<int> share = apportion(count, cells);
   std::vector<float> fine;
   collectively(comm, [&] {
-    if (self < coarse.cells && share[self] > 0) fine = kmeans(rows.data(), count[self], d, share[self], p);
+    if (self < coarse.cells && share[self] > 0) {
+      fine = kmeans(rows.data(), count[self], d, share[self], p);
+    }
   });
 
   // 3. All centroids on every rank.
@@ -183,8 +191,9 @@ void neighbour_cells(MPI_Comm comm, CellLayout& lay) {
 }
 
 // Local. nearest_cells by products for the nb (<= kRowBlock) rows at x: out[r].
-void nearest_block(const CellLayout& lay, const float* x, std::int64_t nb, std::vector<float>& approx,
-                   std::vector<double>& err, std::vector<double>& exact, int* out) {
+void nearest_block(const CellLayout& lay, const float* x, std::int64_t nb,
+                   std::vector<float>& approx, std::vector<double>& err,
+                   std::vector<double>& exact, int* out) {
   const int cells = lay.cells;
   approx.resize(static_cast<std::size_t>(kRowBlock * cells));
   err.resize(approx.size());
@@ -221,7 +230,8 @@ int nearest_by_guess(const CellLayout& lay, const float* x, const float* gx,
   int b = lay.group_first[g0];
   float vb = INFINITY;
   for (int f = lay.group_first[g0]; f < lay.group_first[g0 + 1]; ++f) {
-    const float v = norm[f] - 2 * cblas_sdot(static_cast<int>(d), x, 1, lay.centroids.data() + f * d, 1);
+    const float* c = lay.centroids.data() + static_cast<std::int64_t>(f) * d;
+    const float v = norm[f] - 2 * cblas_sdot(static_cast<int>(d), x, 1, c, 1);
     if (v < vb) vb = v, b = f;
   }
   double best = squared_distance(x, lay.centroids.data() + b * d, d);
@@ -404,15 +414,16 @@ std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64
                   lay.group_centroids.data(), static_cast<int>(d), 0.0f, gx.data(), groups);
       left.clear();
       for (std::int64_t i = 0; i < nb; ++i) {
-        home[b + i] = nearest_by_guess(lay, x + (b + i) * d, gx.data() + i * groups, group_norm, norm);
+        const float* xi = x + (b + i) * d;
+        home[b + i] = nearest_by_guess(lay, xi, gx.data() + i * groups, group_norm, norm);
         if (home[b + i] < 0) left.push_back(b + i);
       }
       if (left.empty()) continue;
       gathered.clear();
       for (std::int64_t r : left) gathered.insert(gathered.end(), x + r * d, x + (r + 1) * d);
       found.resize(left.size());
-      nearest_block(lay, gathered.data(), static_cast<std::int64_t>(left.size()), approx, err, exact,
-                    found.data());
+      nearest_block(lay, gathered.data(), static_cast<std::int64_t>(left.size()), approx, err,
+                    exact, found.data());
       for (std::size_t t = 0; t < left.size(); ++t) home[left[t]] = found[t];
     }
   }
@@ -434,8 +445,9 @@ bool near_cells_within(const CellLayout& lay, const float* x, int i, double radi
     if (j == i) continue;
     const double b2 = squared_distance(x, lay.centroids.data() + j * d, d);
     // The Voronoi bound (b2 - a2) / (2 gap), less the rounding of b2 - a2.
-    if (gap[t] > 0 && (b2 - a2) - 1e-12 * (a2 + b2) > 2.0 * gap[t] * radius * (1.0 + 1e-12)) continue;
-    out.push_back(j);
+    const bool beyond =
+        gap[t] > 0 && (b2 - a2) - 1e-12 * (a2 + b2) > 2.0 * gap[t] * radius * (1.0 + 1e-12);
+    if (!beyond) out.push_back(j);
   }
   return true;
 }

@@ -128,7 +128,9 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrou
       if (left.empty()) continue;
       // The other rows: distances to every centroid by one product.
       gathered.clear();
-      for (std::int64_t q : left) gathered.insert(gathered.end(), g.x.data() + q * d, g.x.data() + (q + 1) * d);
+      for (std::int64_t q : left) {
+        gathered.insert(gathered.end(), g.x.data() + q * d, g.x.data() + (q + 1) * d);
+      }
       approximate_distances(lay, gathered.data(), static_cast<std::int64_t>(left.size()),
                             approx.data(), err.data());
       for (std::size_t t = 0; t < left.size(); ++t) {
