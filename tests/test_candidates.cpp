@@ -448,7 +448,7 @@ TEST(Candidates, CellLayoutMatchesBruteForce) {
     const lsgl::ann::CellAssignment a = lsgl::ann::assign_cells(MPI_COMM_WORLD, rows, p);
     const lsgl::ann::CellLayout& lay = a.layout;
     std::vector<double> dist(static_cast<std::size_t>(lay.cells));
-    std::int64_t listed = 0, checked = 0;
+    std::int64_t listed = 0;
     for (std::int64_t l = 0; l < rows.local_rows(); ++l) {
       lay.distances(rows.row(l), dist.data());
       const int i = lsgl::ann::nearest_cell(dist.data(), lay.cells);
@@ -469,10 +469,8 @@ TEST(Candidates, CellLayoutMatchesBruteForce) {
         }
         std::sort(near.begin(), near.end());
         ASSERT_EQ(near, want) << "row " << rows.begin + l << " radius " << radius;
-        ++checked;
       }
     }
-    EXPECT_EQ(listed, checked);
     if (spread) EXPECT_GT(lsgl::allreduce_sum(MPI_COMM_WORLD, listed), 0);
   }
 }

@@ -174,12 +174,11 @@ void neighbour_cells(MPI_Comm comm, CellLayout& lay) {
   lay.near_count = std::min(lay.cells, kNearCells);
   std::vector<int> near;
   std::vector<double> gap;
+  std::vector<double> gaps(static_cast<std::size_t>(lay.cells));
   std::vector<std::pair<double, int>> all(static_cast<std::size_t>(lay.cells));
   for (auto i = part.begin(self); i < part.end(self); ++i) {
-    for (int j = 0; j < lay.cells; ++j) {
-      all[j] = {std::sqrt(squared_distance(lay.centroids.data() + i * lay.d,
-                                           lay.centroids.data() + j * lay.d, lay.d)), j};
-    }
+    lay.gaps(static_cast<int>(i), gaps.data());
+    for (int j = 0; j < lay.cells; ++j) all[j] = {gaps[j], j};
     std::partial_sort(all.begin(), all.begin() + lay.near_count, all.end());
     for (int t = 0; t < lay.near_count; ++t) {
       near.push_back(all[t].second);
