@@ -14,7 +14,7 @@
 #include <tuple>
 
 #include "lsgl/graph/edgeset.hpp"
-#include "lsgl/learn/log_model.hpp"
+#include "lsgl/learn/solvers/log.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 

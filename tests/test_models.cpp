@@ -12,9 +12,9 @@
 
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/graph/edgeset.hpp"
-#include "lsgl/learn/daitch_model.hpp"
-#include "lsgl/learn/knn_model.hpp"
-#include "lsgl/learn/l2_model.hpp"
+#include "lsgl/learn/solvers/daitch.hpp"
+#include "lsgl/learn/solvers/knn.hpp"
+#include "lsgl/learn/solvers/l2.hpp"
 #include "lsgl/learn/projection.hpp"
 #include "lsgl/util/mpi.hpp"
 

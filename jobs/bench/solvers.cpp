@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "lsgl/learn/checkpoint.hpp"
-#include "lsgl/learn/log_model.hpp"
+#include "lsgl/learn/solvers/log.hpp"
 #include "lsgl/util/mpi.hpp"
 
 using namespace lsgl;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
-#include "lsgl/learn/log_model.hpp"
+#include "lsgl/learn/solver.hpp"
 
 namespace lsgl {
 

@@ -15,7 +15,7 @@
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/dataset.hpp"
-#include "lsgl/learn/log_model.hpp"
+#include "lsgl/learn/solver.hpp"
 #include "lsgl/learn/options.hpp"
 
 namespace lsgl {

@@ -6,7 +6,7 @@
 
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/graph/candidates_file.hpp"
-#include "lsgl/learn/log_model.hpp"
+#include "lsgl/learn/solver.hpp"
 
 namespace lsgl {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"
-#include "lsgl/learn/log_model.hpp"
+#include "lsgl/learn/solver.hpp"
 #include "lsgl/learn/options.hpp"
 #include "lsgl/learn/theta.hpp"
 

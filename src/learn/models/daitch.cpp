@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "lsgl/learn/daitch_model.hpp"
+#include "lsgl/learn/solvers/daitch.hpp"
 #include "lsgl/learn/projection.hpp"
 #include "lsgl/util/error.hpp"
 #include "models.hpp"

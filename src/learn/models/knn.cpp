@@ -2,7 +2,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lsgl/learn/knn_model.hpp"
+#include "lsgl/learn/solvers/knn.hpp"
 #include "models.hpp"
 
 namespace lsgl {

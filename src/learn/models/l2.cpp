@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "lsgl/learn/l2_model.hpp"
+#include "lsgl/learn/solvers/l2.hpp"
 #include "models.hpp"
 
 namespace lsgl {

@@ -9,7 +9,8 @@
 
 #include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/degree_search.hpp"
-#include "lsgl/learn/l2_model.hpp"
+#include "lsgl/learn/solver.hpp"
+#include "lsgl/learn/solvers/log.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/interrupt.hpp"

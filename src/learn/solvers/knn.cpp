@@ -1,4 +1,4 @@
-#include "lsgl/learn/knn_model.hpp"
+#include "lsgl/learn/solvers/knn.hpp"
 
 #include <cmath>
 

@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "kernels.hpp"
-#include "lsgl/learn/log_model.hpp"
+#include "lsgl/learn/solvers/log.hpp"
 #include "lsgl/util/error.hpp"
 
 namespace lsgl {

@@ -1,15 +1,14 @@
 #pragma once
-// The log model ([KP19] eq. 3 and 5) on a fixed allowed edge set, with alpha = beta = 1 on
-// theta * z ([KP19] Prop. 1), solved with the forward-backward-forward primal-dual iteration
-// (Komodakis & Pesquet 2015; Kalofolias 2016 Alg. 1; "fbf", the reference) or with FISTA on the
-// dual (Saboksayr & Mateos 2021; "fdpg", src/learn/fdpg.cpp).
+// What the solvers of src/learn/solvers/ share: their parameters, the state a solve can continue
+// from, what every rank sees after an iteration, what a solve reports, and the average degree of
+// a learned graph. The log model's two solvers (fbf, fdpg) use all of it; l2, hard and soft read
+// tol and max_iterations and fill a SolverReport through their models.
 #include <csignal>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "lsgl/ann/candidates.hpp"
 #include "lsgl/graph/edgeset.hpp"
 
 namespace lsgl {
@@ -22,9 +21,10 @@ struct SolverParams {
   int max_iterations = 1000;
   double step = 0.9;       // fbf: gamma = step / (2 beta + ||S||/c), step in (0, 1)
   int norm_iterations = 30;  // power iterations for ||S||
-  // fbf only (fdpg is invariant to this scaling). c > 0: the iteration runs on the equivalent problem with S/c in place of S (the log term
-  // only changes by a constant), which balances primal and dual progress; c = 1 is the
-  // reference iteration. 0 asks the caller to choose (see estimate_dual_scale).
+  // fbf only (fdpg is invariant to this scaling). c > 0: the iteration runs on the equivalent
+  // problem with S/c in place of S (the log term only changes by a constant), which balances
+  // primal and dual progress; c = 1 is the reference iteration. 0 asks the caller to choose
+  // (see estimate_dual_scale).
   double dual_scale = 1.0;
   // Residual balancing: every balance_every iterations (0: never), if the relative primal and
   // dual changes differ by more than 10x, c moves by a factor 2 toward the lagging side; at most
@@ -86,33 +86,7 @@ struct SolverReport {
 using IterationCallback =
     std::function<bool(const IterationInfo&, const std::function<SolverState()>& capture)>;
 
-// Objective of the log model with alpha = beta = 1 on edge vector w ([KP19] eq. 5, each pair once):
-// 2 w^T tz - sum_i log((S w)_i) + ||w||^2. Collective; +inf when a node has zero degree.
-double log_objective(const EdgeSet& edges, const std::vector<double>& tz,
-                     const std::vector<double>& w);
-
-// Collective. A dual scale c for SolverParams: sqrt(sum ||w_i||^2 / 2 / sum lambda_i^2) over the
-// one-node solutions ([KP19] Thm. 2) of every node's candidate list at this theta, i.e. the ratio
-// of the expected primal and dual (1/degree) magnitudes, clipped to [0.02, 1]. Measured: within
-// a factor 1.5 of the best fixed c on Fashion-MNIST, blobs, latent-space and manifold data.
-double estimate_dual_scale(MPI_Comm comm, const Candidates& cand, double theta);
-
-// Collective. Learns w >= 0 (one per local edge, alpha = beta = 1) for scaled distances
-// tz = theta * z (one per local edge), from w = 0, v = 0 or from `start` (a state captured by an
-// earlier run of the same solver on the same edges, possibly on another number of ranks and
-// redistributed), with the solver params.solver (CollectiveError for another name).
-std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& tz,
-                              const SolverParams& params, SolverReport& report,
-                              const IterationCallback& on_iteration = nullptr,
-                              const SolverState* start = nullptr);
-
-// Collective. learn_log with FISTA on the dual (fdpg): from lambda = 1 or from start->v. Uses
-// tol, max_iterations, norm_iterations and interrupt of params; fills every SolverReport field
-// (gamma: the step 1/L; rel_change_primal: the KKT residual; rel_change_dual: the relative
-// change of lambda).
-std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<double>& tz,
-                                   const SolverParams& params, SolverReport& report,
-                                   const IterationCallback& on_iteration = nullptr,
-                                   const SolverState* start = nullptr);
+// Collective. Average degree 2 * #{w_e > threshold} / n.
+double average_degree(const EdgeSet& edges, const std::vector<double>& w, double threshold);
 
 }  // namespace lsgl

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
+#include "lsgl/learn/solver.hpp"
 
 namespace lsgl {
 
@@ -48,9 +49,6 @@ double project_scaled_simplex(MPI_Comm comm, std::vector<double>& y, double tota
 // projected first) or from the uniform weights n / (2 |E|).
 std::vector<double> learn_l2(const EdgeSet& edges, double alpha, const L2Params& params,
                              L2Report& report, const std::vector<double>* start = nullptr);
-
-// Collective. Average degree 2 * #{w_e > threshold} / n.
-double average_degree(const EdgeSet& edges, const std::vector<double>& w, double threshold);
 
 struct L2Search {
   double alpha = 0.0;       // the alpha of the returned weights

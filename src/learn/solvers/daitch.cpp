@@ -1,8 +1,9 @@
-#include "lsgl/learn/daitch_model.hpp"
+#include "lsgl/learn/solvers/daitch.hpp"
 
 #include <algorithm>
 #include <cmath>
 
+#include "kernels.hpp"
 #include "lsgl/util/error.hpp"
 
 namespace lsgl {
@@ -115,6 +116,16 @@ double DaitchOperator::mean_squared_distance() const {
 
 namespace {
 
+using learn_kernels::relative;
+
+// Collective. A fresh report with ||M|| and ||S|| estimated by power iteration.
+DaitchReport report_with_norms(const DaitchOperator& op, const DaitchParams& params) {
+  DaitchReport report;
+  report.norm_M = op.norm_M(params.norm_iterations);
+  report.norm_S = op.edges().norm_S(params.norm_iterations);
+  return report;
+}
+
 // Sums over the local nodes of ||(M w)_i||^2 and of max(1 - (S w)_i, 0)^2.
 void node_terms(const DaitchOperator& op, const std::vector<double>& w, double sums[2]) {
   auto v = op.make_vector();
@@ -128,11 +139,6 @@ void node_terms(const DaitchOperator& op, const std::vector<double>& w, double s
     sums[1] += short_of_one * short_of_one;
   }
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, op.edges().comm());
-}
-
-double relative(double diff2, double prev2) {
-  if (prev2 > 0.0) return std::sqrt(diff2 / prev2);
-  return diff2 > 0.0 ? INFINITY : 0.0;
 }
 
 }  // namespace
@@ -154,9 +160,7 @@ std::vector<double> learn_soft(const DaitchOperator& op, double mu, const Daitch
   const EdgeSet& edges = op.edges();
   const std::int64_t ne = edges.local_edges(), nl = edges.local_nodes();
   const int d = op.dim(), bs = d + 1;
-  report = DaitchReport();
-  report.norm_M = op.norm_M(params.norm_iterations);
-  report.norm_S = edges.norm_S(params.norm_iterations);
+  report = report_with_norms(op, params);
   // Gradient 2 M^T M w - 2 mu S^T max(1 - S w, 0): Lipschitz 2 ||M||^2 + 2 mu ||S||^2 (2%
   // margin on the power-iteration estimates).
   const double L = 1.02 * (2.0 * report.norm_M * report.norm_M +
@@ -211,9 +215,7 @@ std::vector<double> learn_hard(const DaitchOperator& op, const DaitchParams& par
   const EdgeSet& edges = op.edges();
   const std::int64_t ne = edges.local_edges(), nl = edges.local_nodes();
   const int d = op.dim(), bs = d + 1;
-  report = DaitchReport();
-  report.norm_M = op.norm_M(params.norm_iterations);
-  report.norm_S = edges.norm_S(params.norm_iterations);
+  report = report_with_norms(op, params);
   const double m2 = 1.02 * report.norm_M * report.norm_M;
   const double s2 = 1.02 * report.norm_S * report.norm_S;
   // Condat-Vu: 1/tau - sigma ||S||^2 >= Lipschitz(grad f)/2 = ||M||^2, with a 1% margin, and

@@ -1,4 +1,4 @@
-#include "lsgl/learn/l2_model.hpp"
+#include "lsgl/learn/solvers/l2.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -122,13 +122,6 @@ std::vector<double> learn_l2(const EdgeSet& edges, double alpha, const L2Params&
     }
   }
   return w;
-}
-
-double average_degree(const EdgeSet& edges, const std::vector<double>& w, double threshold) {
-  std::int64_t kept = 0;
-  for (double v : w) kept += v > threshold ? 1 : 0;
-  return 2.0 * static_cast<double>(allreduce_sum(edges.comm(), kept)) /
-         static_cast<double>(edges.n());
 }
 
 std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double threshold,

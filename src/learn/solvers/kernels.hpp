@@ -1,6 +1,6 @@
 #pragma once
-// Private to src/learn: small scalar kernels shared by the log model's two solvers (fbf in
-// log_model.cpp, fdpg in fdpg.cpp). Local.
+// Private to src/learn/solvers: small scalar kernels shared by the solvers (fbf, fdpg, daitch).
+// Local.
 #include <algorithm>
 #include <cmath>
 #include <limits>
