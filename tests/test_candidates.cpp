@@ -15,6 +15,7 @@
 
 #include "ann/cells.hpp"
 #include "lsgl/ann/candidates.hpp"
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/generate.hpp"
 #include "support.hpp"
 #include "lsgl/util/error.hpp"
@@ -165,7 +166,7 @@ TEST(Candidates, SquaredDistanceIsSymmetricAndAccurate) {
 
 TEST(Candidates, ExactEqualsBruteForceWithTiesAndDuplicates) {
   AnnParams p;
-  p.engine = "exact";
+  p.engine = lsgl::AnnEngine::kExact;
   for (const auto& [data, m] :
        {std::make_pair(grid_data(300, 5), 12), std::make_pair(gauss_data(257, 7), 10)}) {
     const std::vector<float> all = data.all();
@@ -218,7 +219,7 @@ std::vector<T> gather_to_root(const std::vector<T>& mine, MPI_Datatype type) {
 
 TEST(Candidates, ExactListsDoNotDependOnRankCount) {
   AnnParams p;
-  p.engine = "exact";
+  p.engine = lsgl::AnnEngine::kExact;
   const Data data = grid_data(401, 6);
   const int m = 9;
   const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, data.block(MPI_COMM_WORLD), m, p);
@@ -238,7 +239,7 @@ TEST(Candidates, SmallBlocksAllEngines) {
   const Data data = gauss_data(13, 3);
   const std::vector<float> all = data.all();
   const LocalRows rows = data.block(MPI_COMM_WORLD);
-  for (const char* engine : {"exact", "voronoi", "flann", "hnsw"}) {
+  for (const lsgl::AnnEngine engine : {lsgl::AnnEngine::kExact, lsgl::AnnEngine::kVoronoi, lsgl::AnnEngine::kFlann, lsgl::AnnEngine::kHnsw}) {
     for (int threads : {1, 2}) {
       AnnParams p;
       p.engine = engine;
@@ -247,7 +248,7 @@ TEST(Candidates, SmallBlocksAllEngines) {
       for (int m : {1, 5, 12}) {
         const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
         expect_valid(data, all, rows, c, m);
-        if (m == 12 || p.engine == "exact" || p.engine == "voronoi") {
+        if (m == 12 || p.engine == lsgl::AnnEngine::kExact || p.engine == lsgl::AnnEngine::kVoronoi) {
           expect_exact(data, all, rows, c, m);
         }
       }
@@ -286,9 +287,9 @@ TEST(Candidates, ApproximateEnginesRecall) {
   const std::vector<List> exact = exact_lists(data, all, rows, m);
   // Defaults of both engines, and a weak FLANN setting to check estimate_recall below 1.
   AnnParams hnsw, flann, weak;
-  hnsw.engine = "hnsw";
-  flann.engine = weak.engine = "flann";
-  hnsw.route = flann.route = weak.route = "ring";
+  hnsw.engine = lsgl::AnnEngine::kHnsw;
+  flann.engine = weak.engine = lsgl::AnnEngine::kFlann;
+  hnsw.route = flann.route = weak.route = lsgl::AnnRoute::kRing;
   weak.flann_trees = 1;
   weak.flann_checks = 24;
   for (const auto& [p, min_recall] :
@@ -313,7 +314,7 @@ TEST(Candidates, ApproximateEnginesRecall) {
 
 TEST(Candidates, EstimateRecallOfExactListsIsOne) {
   AnnParams p;
-  p.engine = "exact";
+  p.engine = lsgl::AnnEngine::kExact;
   const Data data = grid_data(300, 5);  // ties and duplicates
   const LocalRows rows = data.block(MPI_COMM_WORLD);
   const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, 12, p);
@@ -337,7 +338,7 @@ TEST(Candidates, CollectiveErrors) {
   const Data data = gauss_data(10, 3);
   const LocalRows rows = data.block(MPI_COMM_WORLD);
   AnnParams p;
-  for (const char* engine : {"exact", "voronoi", "hnsw", "flann"}) {
+  for (const lsgl::AnnEngine engine : {lsgl::AnnEngine::kExact, lsgl::AnnEngine::kVoronoi, lsgl::AnnEngine::kHnsw, lsgl::AnnEngine::kFlann}) {
     p.engine = engine;
     try {
       lsgl::find_candidates(MPI_COMM_WORLD, rows, 10, p);
@@ -348,16 +349,15 @@ TEST(Candidates, CollectiveErrors) {
     EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 11, p), lsgl::CollectiveError);
     EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 0, p), lsgl::CollectiveError);
   }
-  p.engine = "annoy";
-  EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
-  p.engine = "exact";
-  p.route = "star";
-  EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
-  p.route = "partition";
+  // Unknown engines and routes are refused where the option is parsed.
+  EXPECT_THROW(lsgl::cli::parse_choice<lsgl::AnnEngine>("ann", "annoy"), std::invalid_argument);
+  EXPECT_THROW(lsgl::cli::parse_choice<lsgl::AnnRoute>("ann-route", "star"),
+               std::invalid_argument);
+  p.engine = lsgl::AnnEngine::kExact;
   p.cells_per_rank = 0;
   EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
   p.cells_per_rank = 16;
-  p.engine = "voronoi";
+  p.engine = lsgl::AnnEngine::kVoronoi;
   p.cell_rows = 0;
   EXPECT_THROW(lsgl::find_candidates(MPI_COMM_WORLD, rows, 3, p), lsgl::CollectiveError);
 }
@@ -398,13 +398,13 @@ TEST(Candidates, PartitionRouteIsExactOnHardData) {
     for (int cells : {1, 3, 16}) {
       for (int threads : {1, 2}) {
         AnnParams p;
-        p.engine = "exact";
-        p.route = "partition";
+        p.engine = lsgl::AnnEngine::kExact;
+        p.route = lsgl::AnnRoute::kPartition;
         p.cells_per_rank = cells;
         p.threads = threads;
         if (threads == 2) p.round_bytes = 2000;  // 1 to 3 rows per peer and round
         const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
-        ASSERT_EQ(c.report.route, "partition");
+        ASSERT_EQ(c.report.route, lsgl::AnnRoute::kPartition);
         expect_valid(data, all, rows, c, m);
         expect_exact(data, all, rows, c, m);
         EXPECT_EQ(c.report.visits[0] + c.report.visits[1] + c.report.visits[2], data.n);
@@ -418,9 +418,9 @@ TEST(Candidates, RoutesAgreeWithTheExactEngine) {
   const Data data = mixture_data(3000);
   const LocalRows rows = data.block(MPI_COMM_WORLD);
   AnnParams ring, part;
-  ring.engine = part.engine = "exact";
-  ring.route = "ring";
-  part.route = "partition";
+  ring.engine = part.engine = lsgl::AnnEngine::kExact;
+  ring.route = lsgl::AnnRoute::kRing;
+  part.route = lsgl::AnnRoute::kPartition;
   const Candidates a = lsgl::find_candidates(MPI_COMM_WORLD, rows, 15, ring);
   const Candidates b = lsgl::find_candidates(MPI_COMM_WORLD, rows, 15, part);
   EXPECT_EQ(a.idx, b.idx);
@@ -481,8 +481,8 @@ TEST(Candidates, PartitionBalancesSkewedData) {
   const int size = lsgl::comm_size(MPI_COMM_WORLD);
   for (const Data& data : {dominant_cluster_data(3001), identical_data(2000, 3)}) {
     AnnParams p;
-    p.engine = "exact";
-    p.route = "partition";
+    p.engine = lsgl::AnnEngine::kExact;
+    p.route = lsgl::AnnRoute::kPartition;
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, data.block(MPI_COMM_WORLD), 5, p);
     const double mean = static_cast<double>(data.n) / size;
     EXPECT_LE(static_cast<double>(c.report.rows_max), 1.08 * mean + 1);
@@ -497,15 +497,15 @@ TEST(Candidates, PartitionRouteRecallOfDefaults) {
   const std::vector<float> all = data.all();
   const LocalRows rows = data.block(MPI_COMM_WORLD);
   const std::vector<List> exact = exact_lists(data, all, rows, m);
-  for (const char* engine : {"hnsw", "flann"}) {
+  for (const lsgl::AnnEngine engine : {lsgl::AnnEngine::kHnsw, lsgl::AnnEngine::kFlann}) {
     AnnParams p;
     p.engine = engine;
-    p.route = "partition";
+    p.route = lsgl::AnnRoute::kPartition;
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
     expect_valid(data, all, rows, c, m);
     const double recall = own_recall(c, exact, m) / (static_cast<double>(data.n) * m);
-    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) std::printf("%s partition: recall %.4f\n", engine, recall);
-    EXPECT_GE(recall, 0.99) << engine;
+    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) std::printf("%s partition: recall %.4f\n", lsgl::name_of(engine), recall);
+    EXPECT_GE(recall, 0.99) << lsgl::name_of(engine);
   }
 }
 
@@ -522,14 +522,14 @@ TEST(Candidates, HnswRecallOnGridOrderedManifold) {
   const std::vector<float> all = lsgl::allgather_items(MPI_COMM_WORLD, rows.x);
   const int m = 4;
   const std::vector<List> exact = exact_lists(data, all, rows, m);
-  for (const char* route : {"partition", "ring"}) {
+  for (const lsgl::AnnRoute route : {lsgl::AnnRoute::kPartition, lsgl::AnnRoute::kRing}) {
     AnnParams p;
-    p.engine = "hnsw";
+    p.engine = lsgl::AnnEngine::kHnsw;
     p.route = route;
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
     const double recall = own_recall(c, exact, m) / (static_cast<double>(data.n) * m);
-    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) std::printf("hnsw %s grid: recall %.4f\n", route, recall);
-    EXPECT_GE(recall, 0.995) << route;
+    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) std::printf("hnsw %s grid: recall %.4f\n", lsgl::name_of(route), recall);
+    EXPECT_GE(recall, 0.995) << lsgl::name_of(route);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) std::filesystem::remove_all(dir);
@@ -537,17 +537,17 @@ TEST(Candidates, HnswRecallOnGridOrderedManifold) {
 
 TEST(Candidates, Describe) {
   AnnParams p;
-  EXPECT_EQ(p.engine, "auto");
-  EXPECT_EQ(p.route, "partition");
-  p.engine = "hnsw";
+  EXPECT_EQ(p.engine, lsgl::AnnEngine::kAuto);
+  EXPECT_EQ(p.route, lsgl::AnnRoute::kPartition);
+  p.engine = lsgl::AnnEngine::kHnsw;
   EXPECT_EQ(p.describe(), "hnsw M=16 ef_construction=100 ef=40 threads=1");
-  p.engine = "flann";
+  p.engine = lsgl::AnnEngine::kFlann;
   EXPECT_EQ(p.describe(), "flann kdtree trees=4 checks=256 threads=1");
-  p.engine = "exact";
+  p.engine = lsgl::AnnEngine::kExact;
   EXPECT_EQ(p.describe(), "exact");
-  p.engine = "voronoi";
+  p.engine = lsgl::AnnEngine::kVoronoi;
   EXPECT_EQ(p.describe(), "voronoi cell_rows=2048 threads=1");
-  p.engine = "auto";
+  p.engine = lsgl::AnnEngine::kAuto;
   EXPECT_EQ(p.describe(),
             "auto rows=20000: voronoi cell_rows=2048 or hnsw M=16 ef_construction=100 ef=40 "
             "threads=1");
@@ -574,10 +574,10 @@ TEST(Candidates, VoronoiEngineIsExact) {
     const std::vector<float> all = data.all();
     const LocalRows rows = data.block(MPI_COMM_WORLD);
     for (std::int64_t cell_rows : {1, 7, 60, 100000}) {
-      for (const char* route : {"ring", "partition"}) {
+      for (const lsgl::AnnRoute route : {lsgl::AnnRoute::kRing, lsgl::AnnRoute::kPartition}) {
         for (int threads : {1, 2}) {
           AnnParams p;
-          p.engine = "voronoi";
+          p.engine = lsgl::AnnEngine::kVoronoi;
           p.route = route;
           p.cell_rows = cell_rows;
           p.threads = threads;
@@ -599,40 +599,40 @@ TEST(Candidates, AutoEngineChoosesByRowsCompared) {
     // on the ring it visits all P blocks of n / P rows: n rows per query.
     const Data data = gauss_data(1500, 6);
     AnnParams p;
-    p.engine = "auto";
-    p.route = "ring";
+    p.engine = lsgl::AnnEngine::kAuto;
+    p.route = lsgl::AnnRoute::kRing;
     p.cell_rows = 100000;
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, data.block(MPI_COMM_WORLD), 8, p);
     EXPECT_DOUBLE_EQ(c.report.auto_rows_per_query, 1500.0);
-    EXPECT_EQ(c.report.engine, "voronoi");
+    EXPECT_EQ(c.report.engine, lsgl::AnnEngine::kVoronoi);
   }
   const Data data = mixture_data(3000);
   const std::vector<float> all = data.all();
   const LocalRows rows = data.block(MPI_COMM_WORLD);
   const int m = 10;
-  for (const char* route : {"ring", "partition"}) {
+  for (const lsgl::AnnRoute route : {lsgl::AnnRoute::kRing, lsgl::AnnRoute::kPartition}) {
     AnnParams p;
-    p.engine = "auto";
+    p.engine = lsgl::AnnEngine::kAuto;
     p.route = route;
     p.cell_rows = 50;
     // Clustered rows in small cells: a query compares a few cells, far below the default limit,
     // and gets the exact lists.
     const Candidates a = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
-    EXPECT_EQ(a.report.engine, "voronoi") << route;
-    EXPECT_GT(a.report.auto_rows_per_query, 50.0) << route;
-    EXPECT_LT(a.report.auto_rows_per_query, 0.5 * data.n) << route;
+    EXPECT_EQ(a.report.engine, lsgl::AnnEngine::kVoronoi) << lsgl::name_of(route);
+    EXPECT_GT(a.report.auto_rows_per_query, 50.0) << lsgl::name_of(route);
+    EXPECT_LT(a.report.auto_rows_per_query, 0.5 * data.n) << lsgl::name_of(route);
     expect_exact(data, all, rows, a, m);
     // A limit below the measure: hnsw, with the lists of an explicit hnsw search.
     p.auto_rows_per_query = a.report.auto_rows_per_query / 2;
     const Candidates b = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
-    EXPECT_EQ(b.report.engine, "hnsw") << route;
-    EXPECT_EQ(b.report.auto_rows_per_query, a.report.auto_rows_per_query) << route;
+    EXPECT_EQ(b.report.engine, lsgl::AnnEngine::kHnsw) << lsgl::name_of(route);
+    EXPECT_EQ(b.report.auto_rows_per_query, a.report.auto_rows_per_query) << lsgl::name_of(route);
     AnnParams h = p;
-    h.engine = "hnsw";
+    h.engine = lsgl::AnnEngine::kHnsw;
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, h);
-    EXPECT_EQ(c.report.engine, "hnsw");
-    EXPECT_EQ(b.idx, c.idx) << route;
-    EXPECT_EQ(b.dist, c.dist) << route;
+    EXPECT_EQ(c.report.engine, lsgl::AnnEngine::kHnsw);
+    EXPECT_EQ(b.idx, c.idx) << lsgl::name_of(route);
+    EXPECT_EQ(b.dist, c.dist) << lsgl::name_of(route);
   }
 }
 

@@ -133,7 +133,7 @@ TEST_F(CandidatesFile, CleanListsGiveTheBruteForceNearest) {
     }
   });
   lsgl::CandidatesFileOptions o;
-  o.distance = "euclidean";
+  o.distance = lsgl::CandidateDistance::kEuclidean;
   o.max_m = kM;
   lsgl::CandidatesFileReport rep;
   expect_exact(lsgl::read_candidates_file(kWorld, path("clean.h5"), o, &rep));
@@ -145,12 +145,12 @@ TEST_F(CandidatesFile, CleanListsGiveTheBruteForceNearest) {
   EXPECT_EQ(rep.beyond_m, kN * 2);
   EXPECT_EQ(lsgl::check_candidate_distances(
                 kWorld, my_data(), lsgl::read_candidates_file(kWorld, path("clean.h5"), o, nullptr),
-                "euclidean"),
+                lsgl::CandidateDistance::kEuclidean),
             "");
-  o.distance = "squared";  // the wrong choice for these lists
+  o.distance = lsgl::CandidateDistance::kSquared;  // the wrong choice for these lists
   const lsgl::Candidates wrong = lsgl::read_candidates_file(kWorld, path("clean.h5"), o, nullptr);
   const std::string message = collective_error(
-      [&] { lsgl::check_candidate_distances(kWorld, my_data(), wrong, "squared"); });
+      [&] { lsgl::check_candidate_distances(kWorld, my_data(), wrong, lsgl::CandidateDistance::kSquared); });
   EXPECT_NE(message.find("pass --candidates-distance euclidean"), std::string::npos) << message;
 }
 
@@ -202,7 +202,7 @@ TEST_F(CandidatesFile, SparseDistanceMatrix) {
     h5::write_1d(f, "/graph/data", dist, offset, before);
   }
   lsgl::CandidatesFileOptions o;
-  o.distance = "cosine";
+  o.distance = lsgl::CandidateDistance::kCosine;
   lsgl::CandidatesFileReport rep;
   expect_exact(lsgl::read_candidates_file(kWorld, path("csr.h5"), o, &rep));
   EXPECT_EQ(rep.layout, "csr");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/pipeline/densest.hpp"
 #include "lsgl/pipeline/generate.hpp"
@@ -48,7 +49,7 @@ std::vector<std::int64_t> planted(const std::string& path, std::int64_t c) {
   return out;
 }
 
-DensestOptions options(const std::string& graph, std::int64_t k, const std::string& method) {
+DensestOptions options(const std::string& graph, std::int64_t k, DensestMethod method) {
   DensestOptions o;
   o.graph = graph;
   o.sizes = {k};
@@ -88,7 +89,7 @@ TEST(Densest, PlantedCommunityFoundAndOutputContract) {
   MPI_Barrier(world());
   const auto want = planted(graph, 0);
   const std::string out = tmpdir() + "/sub.h5";
-  DensestOptions o = options(graph, 25, "dpcd");
+  DensestOptions o = options(graph, 25, DensestMethod::kDpcd);
   o.output = out;
   const auto res = run_densest(world(), o);
   ASSERT_EQ(res.size(), 1u);
@@ -116,18 +117,20 @@ TEST(Densest, PlantedCommunityFoundAndOutputContract) {
   EXPECT_FALSE(exists(temporary_name(out)));
 
   // Text output: the same ids, one per line; every baseline also finds the planted set here.
-  for (const char* method : {"dpcd", "peel", "tpower", "feige", "ravi"}) {
+  for (const DensestMethod method : {DensestMethod::kDpcd, DensestMethod::kPeel,
+                                     DensestMethod::kTpower, DensestMethod::kFeige,
+                                     DensestMethod::kRavi}) {
     DensestOptions t = options(graph, 25, method);
     t.output = tmpdir() + "/sub.txt";
-    t.output_format = "text";
+    t.output_format = SubgraphFormat::kText;
     run_densest(world(), t);
     std::vector<std::int64_t> ids;
     std::ifstream in(t.output);
     for (long long v; in >> v;) ids.push_back(v);
-    if (std::string(method) == "dpcd" || std::string(method) == "peel") {
-      EXPECT_EQ(ids, want) << method;
+    if (method == DensestMethod::kDpcd || method == DensestMethod::kPeel) {
+      EXPECT_EQ(ids, want) << name_of(method);
     } else {
-      EXPECT_EQ(ids.size(), 25u) << method;
+      EXPECT_EQ(ids.size(), 25u) << name_of(method);
     }
   }
 }
@@ -136,9 +139,10 @@ TEST(Densest, SeveralSizesAndMethodsOnOneRead) {
   const std::string graph = tmpdir() + "/pl.h5";
   if (!exists(graph)) generate_powerlaw_graph(world(), small_params(), graph);
   MPI_Barrier(world());
-  DensestOptions o = options(graph, 0, "");
+  DensestOptions o = options(graph, 0, DensestMethod::kDpcd);
   o.sizes = {10, 60};
-  o.methods = {"peel", "ravi", "feige", "tpower", "dpcd"};
+  o.methods = {DensestMethod::kPeel, DensestMethod::kRavi, DensestMethod::kFeige,
+               DensestMethod::kTpower, DensestMethod::kDpcd};
   const auto res = run_densest(world(), o);
   ASSERT_EQ(res.size(), 10u);
   for (std::size_t i = 0; i < res.size(); ++i) {
@@ -148,7 +152,8 @@ TEST(Densest, SeveralSizesAndMethodsOnOneRead) {
   // DPCD is at least as dense as every baseline on this graph.
   for (std::size_t b = 0; b < 2; ++b)
     for (std::size_t m = 0; m < 4; ++m)
-      EXPECT_GE(res[b * 5 + 4].stats.density, res[b * 5 + m].stats.density) << o.methods[m];
+      EXPECT_GE(res[b * 5 + 4].stats.density, res[b * 5 + m].stats.density)
+          << name_of(o.methods[m]);
 }
 
 TEST(Densest, BadInputIsACollectiveError) {
@@ -162,20 +167,18 @@ TEST(Densest, BadInputIsACollectiveError) {
     EXPECT_FALSE(exists(out)) << what;
     EXPECT_FALSE(exists(temporary_name(out))) << what;
   };
-  expect_error(options(graph, 0, "dpcd"), "k = 0");
-  expect_error(options(graph, 4001, "dpcd"), "k > n");
-  expect_error(options(graph, 10, "magic"), "unknown method");
-  expect_error(options(tmpdir() + "/missing.h5", 10, "dpcd"), "missing graph");
-  DensestOptions o = options(graph, 10, "dpcd");
-  o.output_format = "xml";
-  expect_error(o, "unknown output format");
-  o = options(graph, 10, "dpcd");
-  o.dpcd.init = {"random"};
-  expect_error(o, "unknown init");
-  o = options(graph, 10, "dpcd");
+  expect_error(options(graph, 0, DensestMethod::kDpcd), "k = 0");
+  expect_error(options(graph, 4001, DensestMethod::kDpcd), "k > n");
+  expect_error(options(tmpdir() + "/missing.h5", 10, DensestMethod::kDpcd), "missing graph");
+  // Unknown names are refused where the options are parsed, before any file is touched.
+  EXPECT_THROW(cli::parse_choice<DensestMethod>("method", "magic"), std::invalid_argument);
+  EXPECT_THROW(cli::parse_choice<SubgraphFormat>("output-format", "xml"), std::invalid_argument);
+  EXPECT_THROW(cli::parse_choice_list<dpcd::InitialSet>("init", "degree,random"),
+               std::invalid_argument);
+  DensestOptions o = options(graph, 10, DensestMethod::kDpcd);
   o.output = "/nonexistent-lsgl-dir/x.h5";
   EXPECT_THROW(run_densest(world(), o), CollectiveError);
-  o = options(graph, 10, "dpcd");
+  o = options(graph, 10, DensestMethod::kDpcd);
   o.sizes = {10, 20};
   expect_error(o, "several sizes with --output");
 }

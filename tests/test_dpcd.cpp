@@ -461,10 +461,10 @@ TEST(DenseSubgraph, PlantedSubgraphIsFoundExactly) {
   const DensestDpcdResult r = dpcd_densest(g, s, o);
   EXPECT_EQ(gather_all(world(), r.members), planted) << "init " << r.init_used;
   DensestDpcdOptions from_degree;
-  from_degree.init = {"degree"};
+  from_degree.init = {InitialSet::kDegree};
   EXPECT_EQ(gather_all(world(), dpcd_densest(g, s, from_degree).members), planted);
   DensestDpcdOptions from_tpower;
-  from_tpower.init = {"tpower"};
+  from_tpower.init = {InitialSet::kTpower};
   from_tpower.tpower_iterations = 3;
   const DensestDpcdResult t = dpcd_densest(g, s, from_tpower);
   EXPECT_EQ(t.init_used, "tpower");
@@ -503,7 +503,7 @@ TEST(DenseSubgraph, SameSetsAsOnOneRank) {
     mine.push_back(gather_all(world(), feige(g, k)));
     mine.push_back(gather_all(world(), tpower(g, k, top_degree(g, k), 100, nullptr, &its)));
     DensestDpcdOptions with_tpower = o;
-    with_tpower.init.push_back("tpower");
+    with_tpower.init.push_back(InitialSet::kTpower);
     mine.push_back(gather_all(world(), dpcd_densest(g, k, with_tpower).members));
     std::vector<std::int64_t> flat;
     for (auto& v : mine) {
@@ -515,7 +515,7 @@ TEST(DenseSubgraph, SameSetsAsOnOneRank) {
       const FixedPointGraph g1 = build(solo);
       std::vector<std::int64_t> ref;
       DensestDpcdOptions with_tpower = o;
-      with_tpower.init.push_back("tpower");
+      with_tpower.init.push_back(InitialSet::kTpower);
       for (int m = 0; m < 6; ++m) {
         std::vector<std::int64_t> v;
         if (m == 0) v = dpcd_densest(g1, k, o).members;

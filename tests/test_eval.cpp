@@ -633,11 +633,11 @@ TEST(EvalEmbedding, AgainstJacobiEigenvectorsOfTheLargestComponent) {
   const CsrGhosts gh(MPI_COMM_WORLD, m);
   const Components c = connected_components(gh, m);
   ASSERT_EQ(c.largest_size, k);
-  for (const LaplacianKind kind : {LaplacianKind::combinatorial, LaplacianKind::normalized}) {
+  for (const LaplacianKind kind : {LaplacianKind::kCombinatorial, LaplacianKind::kNormalized}) {
     std::vector<double> L(k * k, 0.0);  // the component's Laplacian, dense
     for (std::int64_t i = 0; i < k; ++i)
       for (const auto& [j, w] : g.adj[i]) {
-        if (kind == LaplacianKind::combinatorial) {
+        if (kind == LaplacianKind::kCombinatorial) {
           L[i * k + j] = -w;
           L[i * k + i] += w;
         } else {

@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/graph/graph_input.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/util/error.hpp"
@@ -72,7 +73,7 @@ std::vector<Triple> expected(const std::map<std::pair<int, int>, double>& und) {
 }
 
 LocalCsr read(const std::string& path, GraphInputReport* rep = nullptr,
-              const std::string& format = "auto", DuplicateRule rule = DuplicateRule::kSum) {
+              GraphFormat format = GraphFormat::kAuto, DuplicateRule rule = DuplicateRule::kSum) {
   GraphInputOptions o;
   o.format = format;
   o.duplicates = rule;
@@ -116,7 +117,7 @@ TEST(GraphInput, EdgeListPlainAndGzip) {
   }
   // max instead of sum for repeats
   const std::string path = write_file("e.txt", kEdgeList);
-  EXPECT_EQ(entries(read(path, nullptr, "auto", DuplicateRule::kMax)),
+  EXPECT_EQ(entries(read(path, nullptr, GraphFormat::kAuto, DuplicateRule::kMax)),
             expected({{{0, 1}, 1.0}, {{1, 2}, 2.5}, {{2, 3}, 0.5}, {{0, 4}, 1.5}}));
 }
 
@@ -250,8 +251,8 @@ TEST(GraphInput, BadInputIsACollectiveErrorOnEveryRank) {
     EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
   }
   EXPECT_THROW(read(tmpdir() + "/does-not-exist.txt"), CollectiveError);
-  EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, "hdf5"), CollectiveError);
-  EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, "xml"), CollectiveError);
+  EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, GraphFormat::kHdf5), CollectiveError);
+  EXPECT_THROW(cli::parse_choice<GraphFormat>("format", "xml"), std::invalid_argument);
   // Negative weight in an HDF5 graph.
   LocalCsr m;
   m.n = 2;
@@ -291,11 +292,12 @@ std::string error_of(Fn&& read) {
 }  // namespace
 
 TEST(GraphInput, SymmetryPolicyNames) {
-  EXPECT_EQ(parse_symmetry_policy("symmetrise"), SymmetryPolicy::kSymmetrise);
-  EXPECT_EQ(parse_symmetry_policy("require"), SymmetryPolicy::kRequire);
-  EXPECT_THROW(parse_symmetry_policy("symmetric"), std::invalid_argument);
-  EXPECT_EQ(parse_duplicate_rule("max"), DuplicateRule::kMax);
-  EXPECT_THROW(parse_duplicate_rule("min"), std::invalid_argument);
+  EXPECT_EQ(cli::parse_choice<SymmetryPolicy>("symmetry", "symmetrise"),
+            SymmetryPolicy::kSymmetrise);
+  EXPECT_EQ(cli::parse_choice<SymmetryPolicy>("symmetry", "require"), SymmetryPolicy::kRequire);
+  EXPECT_THROW(cli::parse_choice<SymmetryPolicy>("symmetry", "symmetric"), std::invalid_argument);
+  EXPECT_EQ(cli::parse_choice<DuplicateRule>("duplicates", "max"), DuplicateRule::kMax);
+  EXPECT_THROW(cli::parse_choice<DuplicateRule>("duplicates", "min"), std::invalid_argument);
 }
 
 TEST(GraphInput, RequirePolicyOnText) {

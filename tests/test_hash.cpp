@@ -134,7 +134,8 @@ TEST(CodeProblem, DpcdBStepNeverIncreasesTheLossWithoutSafeguard) {
     const dpcd::Report r = dpcd::minimize(p, o);
     ASSERT_GE(r.objective.size(), 2u);
     for (std::size_t i = 1; i < r.objective.size(); ++i)
-      EXPECT_LE(r.objective[i], r.objective[i - 1]) << "rule " << dpcd::to_string(rule) << " it " << i;
+      EXPECT_LE(r.objective[i], r.objective[i - 1]) << "rule " << lsgl::to_string(rule)
+                                                   << " it " << i;
     EXPECT_LT(r.objective.back(), r.objective.front());
     EXPECT_EQ(r.rejected, 0);
     for (auto v : p.x()) EXPECT_TRUE(v == 1 || v == -1);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/metric.hpp"
 #include "lsgl/io/h5.hpp"
@@ -153,15 +154,15 @@ std::string Io::dir_;
 TEST_F(Io, GuessFormat) {
   using lsgl::DataFormat;
   using lsgl::guess_format;
-  EXPECT_EQ(guess_format("a/b.h5"), DataFormat::hdf5);
-  EXPECT_EQ(guess_format("B.HDF5"), DataFormat::hdf5);
-  EXPECT_EQ(guess_format("c.he5"), DataFormat::hdf5);
-  EXPECT_EQ(guess_format("cells.h5ad"), DataFormat::hdf5);
-  EXPECT_EQ(guess_format("x.npy"), DataFormat::npy);
-  EXPECT_EQ(guess_format("x.npy.gz"), DataFormat::npy);
-  EXPECT_EQ(guess_format("/data/train-images-idx3-ubyte"), DataFormat::idx);
-  EXPECT_EQ(guess_format("train-images-idx3-ubyte.gz"), DataFormat::idx);
-  EXPECT_EQ(guess_format("t10k-labels.idx1-ubyte"), DataFormat::idx);
+  EXPECT_EQ(guess_format("a/b.h5"), DataFormat::kHdf5);
+  EXPECT_EQ(guess_format("B.HDF5"), DataFormat::kHdf5);
+  EXPECT_EQ(guess_format("c.he5"), DataFormat::kHdf5);
+  EXPECT_EQ(guess_format("cells.h5ad"), DataFormat::kHdf5);
+  EXPECT_EQ(guess_format("x.npy"), DataFormat::kNpy);
+  EXPECT_EQ(guess_format("x.npy.gz"), DataFormat::kNpy);
+  EXPECT_EQ(guess_format("/data/train-images-idx3-ubyte"), DataFormat::kIdx);
+  EXPECT_EQ(guess_format("train-images-idx3-ubyte.gz"), DataFormat::kIdx);
+  EXPECT_EQ(guess_format("t10k-labels.idx1-ubyte"), DataFormat::kIdx);
   EXPECT_THROW(guess_format("x.csv"), std::runtime_error);
   EXPECT_THROW(guess_format("idx/x.csv"), std::runtime_error);  // only the file name counts
 }
@@ -312,10 +313,10 @@ TEST_F(Io, CosineMetricNormalisesRows) {
   for (int64_t g = r.begin; g < part.end(rank()); ++g)
     for (int64_t j = 0; j < d; ++j) r.x.push_back(static_cast<float>((g + 1) * (j + 2) % 7) - 2.5f);
   lsgl::LocalRows e = r;
-  lsgl::apply_metric(kWorld, e, "euclidean");
+  lsgl::apply_metric(kWorld, e, lsgl::Metric::kEuclidean);
   EXPECT_EQ(e.x, r.x);
   lsgl::LocalRows c = r;
-  lsgl::apply_metric(kWorld, c, "cosine");
+  lsgl::apply_metric(kWorld, c, lsgl::Metric::kCosine);
   for (int64_t i = 0; i < r.local_rows(); ++i) {
     double norm = 0;
     for (int64_t j = 0; j < d; ++j) norm += double(r.x[i * d + j]) * r.x[i * d + j];
@@ -323,10 +324,15 @@ TEST_F(Io, CosineMetricNormalisesRows) {
       EXPECT_NEAR(c.x[i * d + j], r.x[i * d + j] / std::sqrt(norm), 1e-7);
   }
   if (rank() == nranks() - 1) std::fill(r.x.end() - d, r.x.end(), 0.0f);
-  EXPECT_COLLECTIVE_ERROR(lsgl::apply_metric(kWorld, r, "cosine"),
+  EXPECT_COLLECTIVE_ERROR(lsgl::apply_metric(kWorld, r, lsgl::Metric::kCosine),
                           "--metric cosine: row 9 is all zeros");
-  EXPECT_COLLECTIVE_ERROR(lsgl::apply_metric(kWorld, r, "manhattan"),
-                          "unknown --metric 'manhattan' (euclidean or cosine)");
+  // An unknown metric is refused where --metric is parsed, with the one message for a choice.
+  EXPECT_COLLECTIVE_ERROR(lsgl::collectively(kWorld,
+                                             [] {
+                                               lsgl::cli::parse_choice<lsgl::Metric>(
+                                                   "metric", "manhattan");
+                                             }),
+                          "unknown --metric 'manhattan' (expected euclidean or cosine)");
 }
 
 TEST_F(Io, Hdf5RoundTrip) {

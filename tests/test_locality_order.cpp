@@ -88,7 +88,7 @@ TEST(LocalityOrder, NeighboursShareARankMoreOftenAndPairsAreRenumbered) {
   const int m = 8, size = comm_size(world());
   const LocalRows rows = clustered(world(), n);
   AnnParams p;
-  p.engine = "exact";
+  p.engine = lsgl::AnnEngine::kExact;
   const Candidates cand = find_candidates(world(), rows, m, p);
   const LocalityOrder o = locality_order(world(), rows);
   const std::vector<EdgeEntry> renumbered = renumbered_pairs(world(), n, cand, o);

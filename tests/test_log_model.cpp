@@ -13,6 +13,7 @@
 #include <string>
 #include <tuple>
 
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/learn/solvers/log.hpp"
 #include "lsgl/util/error.hpp"
@@ -196,7 +197,7 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
   EXPECT_GT(norm, 0.95 * std::sqrt(lambda));
 }
 
-class LogModelScaled : public testing::TestWithParam<std::pair<std::string, double>> {};
+class LogModelScaled : public testing::TestWithParam<std::pair<SolverKind, double>> {};
 
 // For the reference iteration (dual scale 1), a scaled one, and the dual FISTA solver.
 TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
@@ -243,9 +244,9 @@ TEST_P(LogModelScaled, MatchesCoordinateDescentAndKKT) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DualScale, LogModelScaled,
-                         testing::Values(std::make_pair(std::string("fbf"), 1.0),
-                                         std::make_pair(std::string("fbf"), 0.3),
-                                         std::make_pair(std::string("fdpg"), 1.0)));
+                         testing::Values(std::make_pair(SolverKind::kFbf, 1.0),
+                                         std::make_pair(SolverKind::kFbf, 0.3),
+                                         std::make_pair(SolverKind::kFdpg, 1.0)));
 
 TEST(LogModel, DefaultToleranceIsCloseToTheSolution) {
   const Problem p = make_problem(60, 6, 9);
@@ -267,7 +268,7 @@ TEST(LogModelFdpg, DefaultToleranceMatchesFbf) {
     const EdgeSet e = distribute(p);
     const std::vector<double> tz = scaled_z(e, theta);
     SolverParams fdpg;
-    fdpg.solver = "fdpg";
+    fdpg.solver = SolverKind::kFdpg;
     SolverReport rf, rd;
     const auto ref = gather(e, learn_log(e, tz, SolverParams{}, rf));
     const auto got = gather(e, learn_log(e, tz, fdpg, rd));
@@ -289,7 +290,7 @@ std::map<Pair, double> fdpg_on_ranks(const Problem& p, double theta, int ranks) 
   if (sub != MPI_COMM_NULL) {
     const EdgeSet e = distribute(p, sub);
     SolverParams sp;
-    sp.solver = "fdpg";
+    sp.solver = SolverKind::kFdpg;
     sp.tol = 1e-10;
     sp.max_iterations = 100000;
     SolverReport rep;
@@ -318,7 +319,7 @@ TEST(LogModelFdpg, WarmStartFromCapturedState) {
   const EdgeSet e = distribute(p);
   const std::vector<double> tz = scaled_z(e, 0.5);
   SolverParams sp;
-  sp.solver = "fdpg";
+  sp.solver = SolverKind::kFdpg;
   sp.tol = 1e-10;
   sp.max_iterations = 100000;
   SolverReport full, first, second;
@@ -347,7 +348,7 @@ TEST(LogModelFdpg, InterruptStopsEveryRankAtTheSameIteration) {
   const EdgeSet e = distribute(p);
   volatile std::sig_atomic_t flag = 0;
   SolverParams sp;
-  sp.solver = "fdpg";
+  sp.solver = SolverKind::kFdpg;
   sp.tol = 1e-12;
   sp.interrupt = &flag;
   const bool last = comm_rank(MPI_COMM_WORLD) == comm_size(MPI_COMM_WORLD) - 1;
@@ -368,8 +369,12 @@ TEST(LogModelFdpg, InterruptStopsEveryRankAtTheSameIteration) {
 TEST(LogModelFdpg, UnknownSolverIsRefused) {
   const Problem p = make_problem(20, 3, 1);
   const EdgeSet e = distribute(p);
-  SolverParams sp;
-  sp.solver = "newton";
-  SolverReport rep;
-  EXPECT_THROW(learn_log(e, scaled_z(e, 0.5), sp, rep), CollectiveError);
+  // An unknown solver is refused where --solver is parsed; every SolverKind solves.
+  EXPECT_THROW(cli::parse_choice<SolverKind>("solver", "newton"), std::invalid_argument);
+  for (const SolverKind kind : {SolverKind::kFbf, SolverKind::kFdpg}) {
+    SolverParams sp;
+    sp.solver = kind;
+    SolverReport rep;
+    EXPECT_NO_THROW(learn_log(e, scaled_z(e, 0.5), sp, rep)) << name_of(kind);
+  }
 }

@@ -264,7 +264,7 @@ TEST(KnnModel, WeightsMatchBruteForce) {
   const Problem p = make_problem(50, 3, 1, 21, true);
   const LocalRows rows = local_rows(p);
   AnnParams ap;
-  ap.engine = "exact";
+  ap.engine = lsgl::AnnEngine::kExact;
   const int k = 4;
   const Candidates cand = find_candidates(MPI_COMM_WORLD, rows, 3 * k, ap);
   const Candidates kc = first_k(cand, k);

@@ -61,15 +61,15 @@ TEST(RecallImages, DefaultAndHnswOnFashionMnist) {
   ASSERT_EQ(data.d, 784);
   const int m = 30;
   AnnParams hnsw_partition, hnsw_ring;
-  hnsw_partition.engine = hnsw_ring.engine = "hnsw";
-  hnsw_ring.route = "ring";
+  hnsw_partition.engine = hnsw_ring.engine = lsgl::AnnEngine::kHnsw;
+  hnsw_ring.route = lsgl::AnnRoute::kRing;
   for (const AnnParams& p : {AnnParams{}, hnsw_partition, hnsw_ring}) {
     const Candidates cand = find_candidates(MPI_COMM_WORLD, data, m, p);
     const double recall = sampled_recall(data, cand, m);
     if (comm_rank(MPI_COMM_WORLD) == 0) {
       std::printf("recall on 784-dim images, %s, %s (%s): %.4f\n", p.describe().c_str(),
-                  p.route.c_str(), cand.report.engine.c_str(), recall);
+                  lsgl::name_of(p.route), lsgl::name_of(cand.report.engine), recall);
     }
-    EXPECT_GE(recall, 0.99) << p.describe() << " " << p.route;
+    EXPECT_GE(recall, 0.99) << p.describe() << " " << lsgl::name_of(p.route);
   }
 }

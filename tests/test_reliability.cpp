@@ -148,7 +148,7 @@ TEST(Parsers, RawHeadersFromMemory) {
   npy += head;
   MemorySource s(npy.data(), npy.size());
   const RawArray a = parse_npy(s, "m.npy");
-  EXPECT_EQ(a.elem, Elem::f32);
+  EXPECT_EQ(a.elem, Elem::kF32);
   EXPECT_EQ(shape_string(a.shape), "(3, 2)");
   MemorySource cut(npy.data(), 20);
   EXPECT_THROW(parse_npy(cut, "m.npy"), std::runtime_error);

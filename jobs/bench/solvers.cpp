@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     fbf.dual_scale = c.state.dual_scale;
     fbf.max_iterations = max_iter;
     SolverParams fdpg = fbf;
-    fdpg.solver = "fdpg";
+    fdpg.solver = lsgl::SolverKind::kFdpg;
     SolverParams ref_params = fbf;
     ref_params.tol = ref_tol;
     // The reference: fbf at REF_TOL; fdpg at REF_TOL / 10 as a check (its objective and its
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
       const Run t = run(c.edges, tz, *sp, ref, target);
       const Run d = run(c.edges, tz, *sp, ref, 0.0);
       if (talk)
-        std::printf("%-6s %10d %10.2f %8s | %10d %10.2f %12.2e %9d\n", sp->solver.c_str(),
+        std::printf("%-6s %10d %10.2f %8s | %10d %10.2f %12.2e %9d\n", lsgl::name_of(sp->solver),
                     t.iterations, t.seconds, t.reached ? "yes" : "NO", d.iterations, d.seconds,
                     d.rel_l1, d.restarts);
     }

@@ -14,9 +14,9 @@ constexpr std::int64_t kQueryChunk = 65536;  // queries handed to an engine at o
 
 std::unique_ptr<Engine> make_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                     std::int64_t d, int m, int own_ef) {
-  if (p.engine == "flann") return make_flann_engine(p, base, rows, d);
-  if (p.engine == "hnsw") return make_hnsw_engine(p, base, rows, d, m, own_ef);
-  if (p.engine == "voronoi") return make_voronoi_engine(p, base, rows, d);
+  if (p.engine == AnnEngine::kFlann) return make_flann_engine(p, base, rows, d);
+  if (p.engine == AnnEngine::kHnsw) return make_hnsw_engine(p, base, rows, d, m, own_ef);
+  if (p.engine == AnnEngine::kVoronoi) return make_voronoi_engine(p, base, rows, d);
   return make_exact_engine(p, base, rows, d);
 }
 

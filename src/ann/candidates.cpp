@@ -1,5 +1,5 @@
 // Candidate neighbours: the distance, the settings line, the checks, and the choice of route
-// (ring.cpp, routes.cpp).
+// (ring.cpp, partition_route.cpp).
 //
 // Engine results are only proposals: each kept neighbour's distance is recomputed with
 // squared_distance and lists are ordered by (dist, global index). Merging is exact under that
@@ -34,23 +34,31 @@ double squared_distance(const float* a, const float* b, std::int64_t d) {
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+std::string SearchReport::route_name() const {
+  return source == CandidateSource::kSearch ? to_string(route) : to_string(source);
+}
+
+std::string SearchReport::engine_name() const {
+  return source == CandidateSource::kSearch ? to_string(engine) : to_string(source);
+}
+
 std::string AnnParams::describe() const {
   std::ostringstream out;
-  if (engine == "hnsw") {
+  if (engine == AnnEngine::kHnsw) {
     out << "hnsw M=" << hnsw_m << " ef_construction=" << hnsw_ef_construction << " ef=" << hnsw_ef
         << " threads=" << threads;
-  } else if (engine == "flann") {
+  } else if (engine == AnnEngine::kFlann) {
     out << "flann kdtree trees=" << flann_trees << " checks=" << flann_checks
         << " threads=" << threads;
-  } else if (engine == "voronoi") {
+  } else if (engine == AnnEngine::kVoronoi) {
     out << "voronoi cell_rows=" << cell_rows << " threads=" << threads;
-  } else if (engine == "auto") {
+  } else if (engine == AnnEngine::kAuto) {
     out << "auto rows=" << auto_rows_per_query << ": voronoi cell_rows=" << cell_rows
         << " or hnsw M=" << hnsw_m
         << " ef_construction=" << hnsw_ef_construction << " ef=" << hnsw_ef
         << " threads=" << threads;
   } else {
-    out << engine;
+    out << to_string(engine);
   }
   return out.str();
 }
@@ -65,12 +73,6 @@ double process_cpu_seconds() {
 }
 
 void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
-  collective_check(comm, p.engine == "hnsw" || p.engine == "flann" || p.engine == "voronoi" ||
-                             p.engine == "exact" || p.engine == "auto",
-                   "candidates: unknown engine '" + p.engine +
-                       "' (expected auto, hnsw, flann, voronoi or exact)");
-  collective_check(comm, p.route == "partition" || p.route == "ring",
-                   "candidates: unknown route '" + p.route + "' (expected partition or ring)");
   collective_check(comm, m > 0, "candidates: m must be positive, got " + std::to_string(m));
   collective_check(comm, m < data.n,
                    "candidates: need more than m points: m = " + std::to_string(m) +
@@ -81,10 +83,10 @@ void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   collective_check(comm, p.cell_rows > 0, "candidates: voronoi cell rows must be positive");
   collective_check(comm, p.auto_rows_per_query > 0,
                    "candidates: the auto engine's rows per query must be positive");
-  if (p.engine == "flann") {
+  if (p.engine == AnnEngine::kFlann) {
     collective_check(comm, p.flann_trees > 0 && p.flann_checks > 0,
                      "candidates: flann trees and checks must be positive");
-  } else if (p.engine == "hnsw" || p.engine == "auto") {
+  } else if (p.engine == AnnEngine::kHnsw || p.engine == AnnEngine::kAuto) {
     collective_check(comm, p.hnsw_m > 1 && p.hnsw_ef_construction > 0 && p.hnsw_ef > 0,
                      "candidates: need hnsw M > 1, ef_construction > 0 and ef > 0");
   }
@@ -96,7 +98,7 @@ Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   validate(comm, data, m, p);
   if (p.threads > 1) check_threads_fit(comm, p.threads);
   const double cpu0 = process_cpu_seconds();
-  Candidates c = p.route == "ring" ? ann::ring_candidates(comm, data, m, p)
+  Candidates c = p.route == AnnRoute::kRing ? ann::ring_candidates(comm, data, m, p)
                                    : ann::partition_candidates(comm, data, m, p);
   const double cpu = process_cpu_seconds() - cpu0;
   MPI_Allreduce(&cpu, &c.report.cpu_seconds, 1, MPI_DOUBLE, MPI_SUM, comm);

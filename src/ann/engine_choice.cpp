@@ -31,7 +31,7 @@ std::unique_ptr<Engine> build_engine(MPI_Comm comm, const AnnParams& p, const fl
                                      std::int64_t rows, std::int64_t d, int m, int own_ef,
                                      const ExtraRanks& extra_ranks, SearchReport& report) {
   std::unique_ptr<Engine> engine;
-  if (p.engine != "auto") {
+  if (p.engine != AnnEngine::kAuto) {
     report.engine = p.engine;
     collectively(comm, [&] {
       if (rows > 0) engine = make_engine(p, base, rows, d, m, own_ef);
@@ -39,7 +39,7 @@ std::unique_ptr<Engine> build_engine(MPI_Comm comm, const AnnParams& p, const fl
     return engine;
   }
   AnnParams voronoi = p;
-  voronoi.engine = "voronoi";
+  voronoi.engine = AnnEngine::kVoronoi;
   double probe[3] = {0, 0, 0};  // rows compared, queries, extra ranks visited
   collectively(comm, [&] {
     if (rows == 0) return;
@@ -71,13 +71,13 @@ std::unique_ptr<Engine> build_engine(MPI_Comm comm, const AnnParams& p, const fl
       total[1] > 0 ? total[0] / total[1] * (1.0 + total[2] / total[1]) : 0.0;
   report.auto_rows_limit = p.auto_rows_per_query;
   if (report.auto_rows_per_query <= p.auto_rows_per_query) {
-    report.engine = "voronoi";
+    report.engine = AnnEngine::kVoronoi;
     return engine;
   }
   engine.reset();
-  report.engine = "hnsw";
+  report.engine = AnnEngine::kHnsw;
   AnnParams hnsw = p;
-  hnsw.engine = "hnsw";
+  hnsw.engine = AnnEngine::kHnsw;
   collectively(comm, [&] {
     if (rows > 0) engine = make_engine(hnsw, base, rows, d, m, own_ef);
   });

@@ -294,12 +294,12 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   const int size = comm_size(comm), self = comm_rank(comm);
   if (size == 1) {  // one index over all rows: nothing to regroup or route
     Candidates c = ring_candidates(comm, data, m, p);
-    c.report.route = "partition";
+    c.report.route = AnnRoute::kPartition;
     c.report.cells = 1;
     return c;
   }
   SearchReport report;
-  report.route = "partition";
+  report.route = AnnRoute::kPartition;
   std::int64_t sent = 0;
 
   double t0 = MPI_Wtime();

@@ -42,7 +42,7 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   const std::int64_t d = data.d, rows = data.local_rows();
   const RowBlock block{data.x.data(), rows, d, nullptr, data.begin};
   SearchReport report;
-  report.route = "ring";
+  report.route = AnnRoute::kRing;
 
   std::unique_ptr<Engine> engine;
   double t0 = MPI_Wtime();

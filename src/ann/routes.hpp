@@ -10,7 +10,7 @@ namespace lsgl::ann {
 Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p);
 
 // Collective. Rows regrouped into k-means cells; each query searches its home rank's index and
-// the ranks whose cells can still hold one of its m nearest (routes.cpp, cells.hpp).
+// the ranks whose cells can still hold one of its m nearest (partition_route.cpp, cells.hpp).
 Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p);
 
 }  // namespace lsgl::ann

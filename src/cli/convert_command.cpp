@@ -1,6 +1,7 @@
 // `lsgl convert`: options -> pipeline.
 #include "commands_impl.hpp"
 #include "graph_input_options.hpp"
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/convert.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
@@ -11,11 +12,12 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
                     const std::string& command_line) {
   ConvertOptions o;
   GraphInputArgs input;
+  std::string to;
   po::options_description desc("lsgl convert options");
   add_graph_input_options(desc, o.graph, o.input, input);
   desc.add_options()
       ("output", po::value(&o.output), "output file (written atomically)")
-      ("to", po::value(&o.to),
+      ("to", po::value(&to),
        "output format: mtx (Matrix Market, symmetric, 1-based), edgelist ('u v w', u < v, "
        "0-based), npz (scipy.sparse.save_npz layout) or hdf5 (lsgl's graph); default: from the "
        "output's extension (.mtx, .txt/.edges/.edgelist/.tsv, .npz, .h5)")
@@ -31,7 +33,10 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
                desc);
     return 0;
   }
-  lsgl::collectively(comm, [&] { apply_graph_input_args(input, o.input); });
+  lsgl::collectively(comm, [&] {
+    apply_graph_input_args(input, o.input);
+    if (!to.empty()) o.to = parse_choice<ExportFormat>("to", to);
+  });
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
   run_convert(comm, o);

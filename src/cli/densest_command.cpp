@@ -3,11 +3,21 @@
 
 #include "commands_impl.hpp"
 #include "graph_input_options.hpp"
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/densest.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
 
 namespace lsgl::cli {
+
+namespace {
+
+// --init-mode: DPCD from the best initial set, or from each.
+enum class InitMode { kBest, kEach };
+constexpr Named<InitMode> kInitModeNames[] = {{InitMode::kBest, "best"}, {InitMode::kEach, "each"}};
+constexpr const auto& names(InitMode) { return kInitModeNames; }
+
+}  // namespace
 
 int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
                     const std::string& command_line) {
@@ -15,7 +25,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
   auto& d = o.dpcd.dpcd;
   std::string init_mode;
   GraphInputArgs input;
-  std::string init, thresholds, centre, scope, fallback, sizes, methods;
+  std::string init, thresholds, centre, scope, fallback, sizes, methods, output_format;
   std::int64_t seed = 1;
   po::options_description desc("lsgl densest options");
   add_graph_input_options(desc, o.graph, o.input, input);
@@ -27,7 +37,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "growth from the heaviest edge), feige (top k/2 by degree plus best outsiders) or tpower "
        "(truncated power method); a comma list runs each")
       ("output", po::value(&o.output), "output file (written atomically)")
-      ("output-format", po::value(&o.output_format)->default_value("hdf5"),
+      ("output-format", po::value(&output_format)->default_value("hdf5"),
        "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per line)")
       ("init", po::value(&init)->default_value("degree,feige,peel,tpower"),
        "dpcd: initial sets tried (comma list of degree, feige, peel, tpower); DPCD starts from "
@@ -47,13 +57,13 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "dpcd: S- = non-members with centred gradient < -alpha2 L2")
       ("eps", po::value(&d.eps)->default_value(d.eps),
        "dpcd, lipschitz thresholds: L = L0 + eps * max(L0, 1)")
-      ("centre", po::value(&centre)->default_value(dpcd::to_string(d.centre)),
+      ("centre", po::value(&centre)->default_value(to_string(d.centre)),
        "dpcd: constant subtracted from the gradient before eq. 7: split (midway between the "
        "k-th and (k+1)-th largest W x), mean, median or none")
-      ("threshold-scope", po::value(&scope)->default_value(dpcd::to_string(d.scope)),
+      ("threshold-scope", po::value(&scope)->default_value(to_string(d.scope)),
        "dpcd: entries the eq. 7 means run over: eligible (positive ones of members, negative "
        "ones of non-members) or all")
-      ("fallback", po::value(&fallback)->default_value(dpcd::to_string(d.fallback)),
+      ("fallback", po::value(&fallback)->default_value(to_string(d.fallback)),
        "dpcd: when an update did not lower f: halve (retry with half the pairs), lipschitz "
        "(retry with L0 + eps) or none (keep it)")
       ("max-iter", po::value(&d.max_iterations)->default_value(d.max_iterations),
@@ -92,19 +102,16 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
   collective_check(comm, p.vm.count("size") > 0, "--size is required");
   lsgl::collectively(comm, [&] {
     apply_graph_input_args(input, o.input);
-    if (init_mode != "best" && init_mode != "each")
-      throw std::invalid_argument("unknown --init-mode '" + init_mode + "' (best or each)");
-    o.dpcd.from_each = init_mode == "each";
-    d.thresholds = dpcd::parse_thresholds(thresholds);
-    d.centre = dpcd::parse_centre(centre);
-    d.scope = dpcd::parse_scope(scope);
-    d.fallback = dpcd::parse_fallback(fallback);
-    o.dpcd.init.clear();
-    std::stringstream ss(init);
-    for (std::string item; std::getline(ss, item, ',');)
-      if (!item.empty()) o.dpcd.init.push_back(item);
+    o.dpcd.from_each = parse_choice<InitMode>("init-mode", init_mode) == InitMode::kEach;
+    d.thresholds = parse_choice<dpcd::ThresholdRule>("thresholds", thresholds);
+    d.centre = parse_choice<dpcd::Centre>("centre", centre);
+    d.scope = parse_choice<dpcd::Scope>("threshold-scope", scope);
+    d.fallback = parse_choice<dpcd::Fallback>("fallback", fallback);
+    o.dpcd.init = parse_choice_list<dpcd::InitialSet>("init", init);
+    o.methods = parse_choice_list<DensestMethod>("method", methods);
+    o.output_format = parse_choice<SubgraphFormat>("output-format", output_format);
     if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
-    std::stringstream ks(sizes), ms(methods);
+    std::stringstream ks(sizes);
     for (std::string item; std::getline(ks, item, ',');) {
       std::size_t used = 0;
       long long v = 0;
@@ -117,9 +124,6 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
         throw std::invalid_argument("--size: '" + item + "' is not an integer");
       o.sizes.push_back(v);
     }
-    o.methods.clear();
-    for (std::string item; std::getline(ms, item, ',');)
-      if (!item.empty()) o.methods.push_back(item);
   });
   d.seed = static_cast<std::uint64_t>(seed);
   o.command_line = command_line;

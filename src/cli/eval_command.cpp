@@ -1,6 +1,7 @@
 // `lsgl eval`: options -> pipeline.
 #include "commands_impl.hpp"
 #include "graph_input_options.hpp"
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/eval.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
@@ -60,11 +61,10 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
                d);
     return 0;
   }
-  lsgl::collectively(comm, [&] { apply_graph_input_args(input, o.input); });
-  collective_check(comm, laplacian == "combinatorial" || laplacian == "normalized",
-                   "--laplacian must be 'combinatorial' or 'normalized' (got '" + laplacian + "')");
-  o.embedding_params.kind =
-      laplacian == "normalized" ? LaplacianKind::normalized : LaplacianKind::combinatorial;
+  lsgl::collectively(comm, [&] {
+    apply_graph_input_args(input, o.input);
+    o.embedding_params.kind = parse_choice<LaplacianKind>("laplacian", laplacian);
+  });
   o.diameter = !no_diameter;
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "commands_impl.hpp"
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/generate.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
@@ -10,6 +11,15 @@
 #include "options.hpp"
 
 namespace lsgl::cli {
+
+namespace {
+
+enum class Kind { kBlobs, kManifold, kPowerlawGraph };
+constexpr Named<Kind> kKindNames[] = {
+    {Kind::kBlobs, "blobs"}, {Kind::kManifold, "manifold"}, {Kind::kPowerlawGraph, "powerlaw-graph"}};
+constexpr const auto& names(Kind) { return kKindNames; }
+
+}  // namespace
 
 int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
   std::string kind, output;
@@ -60,18 +70,20 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
                d);
     return 0;
   }
+  Kind k = Kind::kBlobs;
+  lsgl::collectively(comm, [&] { k = parse_choice<Kind>("kind", kind); });
   collective_check(comm, !output.empty(), "--output is required");
   check_writable(comm, output);
   m.seed = b.seed;
-  if (kind == "blobs") {
+  if (k == Kind::kBlobs) {
     collective_check(comm, b.n >= 1 && b.d >= 1 && b.clusters >= 1 && b.latent_dim >= 0,
                      "--n, --d and --clusters must be at least 1");
     generate_blobs(comm, b, output);
-  } else if (kind == "manifold") {
+  } else if (k == Kind::kManifold) {
     collective_check(comm, m.a >= 1 && m.b >= 1 && m.signals >= 1,
                      "--a, --b and --signals must be at least 1");
     generate_manifold(comm, m, output);
-  } else if (kind == "powerlaw-graph") {
+  } else {
     g.n = b.n;
     g.seed = b.seed;
     lsgl::collectively(comm, [&] {
@@ -83,9 +95,6 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
       if (g.community_sizes.empty()) g.community_densities.clear();
     });
     generate_powerlaw_graph(comm, g, output);
-  } else {
-    collective_check(comm, false,
-                     "unknown --kind '" + kind + "' (blobs, manifold or powerlaw-graph)");
   }
   if (comm_rank(comm) == 0) std::printf("wrote %s\n", output.c_str());
   return 0;

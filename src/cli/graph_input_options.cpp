@@ -1,30 +1,32 @@
 // The graph reader's options (see graph_input_options.hpp).
 #include "graph_input_options.hpp"
 
+#include "lsgl/cli/choices.hpp"
+
 namespace lsgl::cli {
 
 void add_graph_input_options(po::options_description& desc, std::string& graph,
                              GraphInputOptions& input, GraphInputArgs& args) {
-  const char* policy = input.symmetry == SymmetryPolicy::kRequire ? "require" : "symmetrise";
   desc.add_options()
       ("graph", po::value(&graph),
        "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
        "('#' comments; ids used as given, 0-based) or Matrix Market (.mtx; ids 1-based, "
        "reported 0-based); text may be gzipped")
-      ("format", po::value(&input.format)->default_value("auto"),
+      ("format", po::value(&args.format)->default_value(to_string(input.format)),
        "graph format: auto (from the file's first bytes), hdf5, edgelist or mtx")
       ("duplicates", po::value(&args.duplicates)->default_value("sum"),
        "repeated entries (i,j): sum (parallel edges add up) or max (an HDF5 graph read with "
        "--symmetry require refuses them)")
-      ("symmetry", po::value(&args.symmetry)->default_value(policy),
+      ("symmetry", po::value(&args.symmetry)->default_value(to_string(input.symmetry)),
        "symmetrise (W_ij = max of the weights listed as (i,j) and (j,i); an edge listed once is "
        "undirected) or require (refuse an HDF5 graph that is not a symmetric W, and a text "
        "graph listing a pair both ways with different weights)");
 }
 
 void apply_graph_input_args(const GraphInputArgs& args, GraphInputOptions& input) {
-  input.duplicates = parse_duplicate_rule(args.duplicates);
-  input.symmetry = parse_symmetry_policy(args.symmetry);
+  input.format = parse_choice<GraphFormat>("format", args.format);
+  input.duplicates = parse_choice<DuplicateRule>("duplicates", args.duplicates);
+  input.symmetry = parse_choice<SymmetryPolicy>("symmetry", args.symmetry);
 }
 
 }  // namespace lsgl::cli

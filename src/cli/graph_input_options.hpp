@@ -10,17 +10,18 @@ namespace lsgl::cli {
 
 // The option values that are parsed after the command line is read.
 struct GraphInputArgs {
+  std::string format;
   std::string duplicates;
   std::string symmetry;
 };
 
-// Local. Adds --graph (into graph), --format (into input.format), --duplicates and --symmetry
-// (into args) to `desc`; the default of --symmetry is the command's policy, `input.symmetry`.
+// Local. Adds --graph (into graph), --format, --duplicates and --symmetry (into args) to `desc`;
+// the default of --symmetry is the command's policy, `input.symmetry`.
 void add_graph_input_options(po::options_description& desc, std::string& graph,
                              GraphInputOptions& input, GraphInputArgs& args);
 
-// Local. Sets input.duplicates and input.symmetry from args; std::invalid_argument on an unknown
-// name (call inside lsgl::collectively).
+// Local. Sets input.format, input.duplicates and input.symmetry from args; std::invalid_argument
+// on an unknown name (call inside lsgl::collectively).
 void apply_graph_input_args(const GraphInputArgs& args, GraphInputOptions& input);
 
 }  // namespace lsgl::cli

@@ -1,5 +1,6 @@
 // `lsgl hash train | encode | eval`: options -> pipelines.
 #include "commands_impl.hpp"
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/hash.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -24,14 +25,14 @@ const char* kHashUsage =
 int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
   HashTrainOptions o;
   hash::TrainOptions& t = o.train;
-  std::string loss, solver, features, thresholds;
+  std::string metric, loss, solver, features, thresholds;
   std::int64_t seed = 1;
   po::options_description desc("lsgl hash train options");
   desc.add_options()
       ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy or IDX(.gz); one "
        "sample per row")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
-      ("metric", po::value(&o.metric)->default_value(o.metric),
+      ("metric", po::value(&metric)->default_value(to_string(o.metric)),
        "euclidean, or cosine: rows scaled to unit norm before training (stored in the model; "
        "'hash encode' scales its rows the same way)")
       ("labels", po::value(&o.labels), "labels of the training samples (IDX, .npy or HDF5 "
@@ -97,13 +98,14 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
   }
   collective_check(comm, p.vm.count("input") > 0, "--input is required");
   collectively(comm, [&] {
-    t.loss = hash::parse_loss(loss);
-    t.solver = hash::parse_solver(solver);
+    o.metric = parse_choice<Metric>("metric", metric);
+    t.loss = parse_choice<hash::Loss>("loss", loss);
+    t.solver = parse_choice<hash::BSolver>("solver", solver);
     t.features = features.empty()
                      ? (t.loss == hash::Loss::kSdh ? hash::FeatureKind::kRbf
                                                    : hash::FeatureKind::kRaw)
-                     : hash::parse_features(features);
-    t.dpcd.thresholds = dpcd::parse_thresholds(thresholds);
+                     : parse_choice<hash::FeatureKind>("features", features);
+    t.dpcd.thresholds = parse_choice<dpcd::ThresholdRule>("thresholds", thresholds);
     if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
   });
   t.seed = static_cast<std::uint64_t>(seed);

@@ -2,7 +2,9 @@
 #include <cstdio>
 
 #include "commands_impl.hpp"
+#include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/learn.hpp"
+#include "lsgl/util/error.hpp"
 #include "lsgl/util/interrupt.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "options.hpp"
@@ -11,14 +13,20 @@ namespace lsgl::cli {
 
 namespace {
 
-void add_data_options(po::options_description& d, LearnOptions& o) {
+// The options that name a choice, as given; parsed by choices() once the command line is read.
+struct Choices {
+  std::string metric, engine, route, distance;  // lsgl learn and lsgl theta
+  std::string model, order, support, solver;    // lsgl learn only
+};
+
+void add_data_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
       ("input", po::value(&o.input),
        "data matrix, one row per node: HDF5 (.h5 or AnnData .h5ad, with --dataset), NumPy "
        "(.npy, float32/64, C order) or IDX/IDX.gz (MNIST family, pixels scaled to [0,1])")
       ("dataset", po::value(&o.dataset)->default_value("/X"),
        "HDF5 dataset holding the matrix (an AnnData .h5ad embedding: /obsm/X_pca)")
-      ("metric", po::value(&o.metric)->default_value("euclidean"),
+      ("metric", po::value(&c.metric)->default_value("euclidean"),
        "euclidean (squared Euclidean distances) or cosine (rows scaled to unit norm first; the "
        "squared distance is then 2 (1 - cos))")
       ("k", po::value(&o.k)->default_value(10), "desired average number of neighbours per node")
@@ -27,15 +35,15 @@ void add_data_options(po::options_description& d, LearnOptions& o) {
        "neighbours (larger: closer to the exact model, slower)");
 }
 
-void add_ann_options(po::options_description& d, LearnOptions& o) {
+void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
-      ("ann", po::value(&o.ann.engine)->default_value("auto"),
+      ("ann", po::value(&c.engine)->default_value("auto"),
        "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
        "good for low-dimensional data), voronoi (exact: k-means cells searched by matrix "
        "products, fast when the data have few dimensions), exact (brute force, small inputs) "
        "or auto (voronoi where a sample of queries shows that its cells prune the search, "
        "else hnsw; the summary names the engine used)")
-      ("ann-route", po::value(&o.ann.route)->default_value("partition"),
+      ("ann-route", po::value(&c.route)->default_value("partition"),
        "how queries meet the indexes: ring (every query searches every rank's index) or "
        "partition (rows grouped into k-means cells; a query searches only the ranks whose "
        "cells can hold its neighbours: far less work on many ranks)")
@@ -63,7 +71,7 @@ void add_ann_options(po::options_description& d, LearnOptions& o) {
       ("candidates-distances",
        po::value(&o.candidates_file.distances)->default_value("/distances"),
        "--candidates: the dataset of distances (n x m)")
-      ("candidates-distance", po::value(&o.candidates_file.distance)->default_value("squared"),
+      ("candidates-distance", po::value(&c.distance)->default_value("squared"),
        "--candidates: what the distances are: squared (squared Euclidean: faiss IndexFlatL2, "
        "hnswlib 'l2'), euclidean (pynndescent, scikit-learn) or cosine (1 - cos: hnswlib "
        "'cosine', pynndescent); checked against the data")
@@ -72,10 +80,21 @@ void add_ann_options(po::options_description& d, LearnOptions& o) {
       ("seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
 }
 
-LearnOptions finish(const LearnOptions& o) {
-  LearnOptions r = o;
-  r.ann.seed = o.seed;
-  return r;
+// Collective. The choices parsed into o (an unknown name raises CollectiveError on every rank);
+// `learn`: the options of lsgl learn too.
+void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o) {
+  lsgl::collectively(comm, [&] {
+    o.metric = parse_choice<Metric>("metric", c.metric);
+    o.ann.engine = parse_choice<AnnEngine>("ann", c.engine);
+    o.ann.route = parse_choice<AnnRoute>("ann-route", c.route);
+    o.candidates_file.distance = parse_choice<CandidateDistance>("candidates-distance", c.distance);
+    if (!learn) return;
+    o.model = parse_choice<ModelKind>("model", c.model);
+    o.order = parse_choice<NodeOrder>("order", c.order);
+    o.support = parse_choice<Support>("support", c.support);
+    o.solver.solver = parse_choice<SolverKind>("solver", c.solver);
+  });
+  o.ann.seed = o.seed;
 }
 
 }  // namespace
@@ -83,19 +102,20 @@ LearnOptions finish(const LearnOptions& o) {
 int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                   const std::string& command_line) {
   LearnOptions o;
+  Choices c;
   po::options_description d("lsgl learn options");
-  add_data_options(d, o);
+  add_data_options(d, o, c);
   d.add_options()
       ("output", po::value(&o.output), "output graph file (HDF5, written atomically)")
-      ("model", po::value(&o.model)->default_value("log"),
+      ("model", po::value(&c.model)->default_value("log"),
        "log: the log model ([KP19] eq. 5), theta from --k; l2: the l2-degree model ([KP19] eq. 4), "
        "alpha searched for --k; soft, hard: Daitch et al. 2009 ([KP19] eq. 23, 22), degree not "
        "controlled; knn: the k-NN graph with weights exp(-Z/sigma^2)")
-      ("order", po::value(&o.order)->default_value("locality"),
+      ("order", po::value(&c.order)->default_value("locality"),
        "locality: internally renumber the rows so that neighbours share a rank (far fewer "
        "bytes sent per iteration, faster iterations; the graph is written in input order); "
        "input: keep the input order")
-      ("support", po::value(&o.support)->default_value("ann"),
+      ("support", po::value(&c.support)->default_value("ann"),
        "allowed pairs: ann (each node's r*k candidates, knn: k) or full (every pair, exact; "
        "n <= 5000 only)")
       ("theta", po::value(&o.theta)->default_value(0.0),
@@ -112,9 +132,9 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("project-dim", po::value(&o.project_dim)->default_value(0),
        "hard, soft: project the features to this many dimensions by a random Gaussian matrix "
        "drawn from --seed ([KP19] appendix C uses 20; 0: keep the features)");
-  add_ann_options(d, o);
+  add_ann_options(d, o, c);
   d.add_options()
-      ("solver", po::value(&o.solver.solver)->default_value("fdpg"),
+      ("solver", po::value(&c.solver)->default_value("fdpg"),
        "log: fdpg (FISTA on the dual, Saboksayr & Mateos 2021: 3-12x faster than fbf to the "
        "same accuracy) or fbf (forward-backward-forward primal-dual, the reference)")
       ("tol", po::value(&o.solver.tol)->default_value(1e-5, "1e-5"),
@@ -165,17 +185,19 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                d);
     return 0;
   }
+  parse_choices(comm, c, true, o);
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
   install_interrupt_handlers();
-  return run_learn(comm, finish(o)).interrupted ? kExitInterrupted : 0;
+  return run_learn(comm, o).interrupted ? kExitInterrupted : 0;
 }
 
 int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
   LearnOptions o;
+  Choices c;
   po::options_description d("lsgl theta options");
-  add_data_options(d, o);
-  add_ann_options(d, o);
+  add_data_options(d, o, c);
+  add_ann_options(d, o, c);
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
@@ -186,7 +208,7 @@ int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
                d);
     return 0;
   }
-  o = finish(o);
+  parse_choices(comm, c, false, o);
   const ThetaChoice t = run_theta(comm, o);
   if (comm_rank(comm) == 0) {
     std::printf("k = %d\ntheta = %.10g\nmean lower bound = %.10g\nmean upper bound = %.10g\n",

@@ -240,30 +240,30 @@ std::vector<std::int64_t> DenseSubgraphProblem::members() const {
 
 // ------------------------------------------------------------------ DPCD for dense subgraphs
 
-std::vector<std::int64_t> initial_set(const FixedPointGraph& g, std::int64_t k,
-                                      const std::string& name, int tpower_iterations) {
-  if (name == "degree") return top_degree(g, k);
-  if (name == "feige") return feige(g, k);
-  if (name == "peel") return peel(g, k);
-  if (name == "tpower") return tpower(g, k, top_degree(g, k), tpower_iterations, nullptr, nullptr);
-  collective_check(g.comm, false, "unknown DPCD initialisation '" + name +
-                                      "' (degree, feige, peel or tpower)");
-  return {};
+std::vector<std::int64_t> initial_set(const FixedPointGraph& g, std::int64_t k, InitialSet set,
+                                      int tpower_iterations) {
+  switch (set) {
+    case InitialSet::kDegree: return top_degree(g, k);
+    case InitialSet::kFeige: return feige(g, k);
+    case InitialSet::kPeel: return peel(g, k);
+    case InitialSet::kTpower: break;
+  }
+  return tpower(g, k, top_degree(g, k), tpower_iterations, nullptr, nullptr);
 }
 
 std::vector<std::int64_t> best_initial_set(const FixedPointGraph& g, std::int64_t k,
-                                           const std::vector<std::string>& names,
+                                           const std::vector<InitialSet>& sets,
                                            int tpower_iterations, std::string* used,
                                            double* density) {
   std::int64_t best_xwx = -1;
   std::vector<std::int64_t> best;
-  for (const auto& name : names) {
-    std::vector<std::int64_t> m = initial_set(g, k, name, tpower_iterations);
+  for (const InitialSet set : sets) {
+    std::vector<std::int64_t> m = initial_set(g, k, set, tpower_iterations);
     const SubgraphStats s = evaluate_subgraph(g, m);
     if (s.xwx > best_xwx) {
       best_xwx = s.xwx;
       best = std::move(m);
-      if (used) *used = name;
+      if (used) *used = to_string(set);
       if (density) *density = s.density;
     }
   }
@@ -293,9 +293,9 @@ DensestDpcdResult dpcd_densest(const FixedPointGraph& g, std::int64_t k,
     DensestDpcdResult best;
     std::int64_t best_xwx = -1;
     double init_seconds = 0.0, dpcd_seconds = 0.0;
-    for (const auto& name : o.init) {
+    for (const InitialSet set : o.init) {
       const double t1 = MPI_Wtime();
-      const std::vector<std::int64_t> init = initial_set(g, k, name, o.tpower_iterations);
+      const std::vector<std::int64_t> init = initial_set(g, k, set, o.tpower_iterations);
       const double density = evaluate_subgraph(g, init).density;
       init_seconds += MPI_Wtime() - t1;
       DensestDpcdResult r = dpcd_from(g, init, o.dpcd);
@@ -304,7 +304,7 @@ DensestDpcdResult dpcd_densest(const FixedPointGraph& g, std::int64_t k,
       if (x > best_xwx) {
         best_xwx = x;
         best = std::move(r);
-        best.init_used = name;
+        best.init_used = to_string(set);
         best.init_density = density;
       }
     }

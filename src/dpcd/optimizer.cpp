@@ -5,7 +5,6 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <stdexcept>
 #include <utility>
 
 #include "lsgl/util/error.hpp"
@@ -683,49 +682,6 @@ std::vector<std::int8_t> surrogate_minimizer(const std::vector<std::int8_t>& x,
     y[minus[t]] = 1;
   }
   return y;
-}
-
-Centre parse_centre(const std::string& s) {
-  if (s == "none") return Centre::kNone;
-  if (s == "mean") return Centre::kMean;
-  if (s == "median") return Centre::kMedian;
-  if (s == "split") return Centre::kSplit;
-  throw std::invalid_argument("unknown centre '" + s + "' (none, mean, median or split)");
-}
-Scope parse_scope(const std::string& s) {
-  if (s == "all") return Scope::kAll;
-  if (s == "eligible") return Scope::kEligible;
-  throw std::invalid_argument("unknown threshold scope '" + s + "' (all or eligible)");
-}
-Fallback parse_fallback(const std::string& s) {
-  if (s == "halve") return Fallback::kHalve;
-  if (s == "lipschitz") return Fallback::kLipschitz;
-  if (s == "none") return Fallback::kNone;
-  throw std::invalid_argument("unknown fallback '" + s + "' (halve, lipschitz or none)");
-}
-ThresholdRule parse_thresholds(const std::string& s) {
-  if (s == "adaptive") return ThresholdRule::kAdaptive;
-  if (s == "lipschitz") return ThresholdRule::kLipschitz;
-  if (s == "coordinate") return ThresholdRule::kCoordinate;
-  throw std::invalid_argument("unknown threshold rule '" + s +
-                              "' (adaptive, lipschitz or coordinate)");
-}
-std::string to_string(Centre c) {
-  switch (c) {
-    case Centre::kNone: return "none";
-    case Centre::kMean: return "mean";
-    case Centre::kMedian: return "median";
-    default: return "split";
-  }
-}
-std::string to_string(Scope s) { return s == Scope::kAll ? "all" : "eligible"; }
-std::string to_string(Fallback f) {
-  return f == Fallback::kHalve ? "halve" : f == Fallback::kLipschitz ? "lipschitz" : "none";
-}
-std::string to_string(ThresholdRule t) {
-  return t == ThresholdRule::kAdaptive    ? "adaptive"
-         : t == ThresholdRule::kLipschitz ? "lipschitz"
-                                          : "coordinate";
 }
 
 }  // namespace lsgl::dpcd

@@ -93,7 +93,7 @@ LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr&
     if (known[r]) class_known[labels.index[r]] = 1;
   MPI_Allreduce(MPI_IN_PLACE, class_known.data(), C, MPI_INT, MPI_MAX, comm);
 
-  const PetscMatrix A = laplacian_matrix(ghosts, m, LaplacianKind::combinatorial, &fixed);
+  const PetscMatrix A = laplacian_matrix(ghosts, m, LaplacianKind::kCombinatorial, &fixed);
   KspGuard g;
   petsc_check(MatCreateVecs(A.get(), &g.x, &g.b), "MatCreateVecs");
   petsc_check(KSPCreate(comm, &g.ksp), "KSPCreate");

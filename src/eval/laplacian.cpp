@@ -39,7 +39,7 @@ PetscMatrix laplacian_matrix(const CsrGhosts& ghosts, const LocalCsr& m, Laplaci
   const auto& slot = ghosts.slot();
   const std::vector<double> deg = weighted_degrees(m);
   std::vector<double> scale;  // D^-1/2 on local and ghost slots (normalized only)
-  if (kind == LaplacianKind::normalized) {
+  if (kind == LaplacianKind::kNormalized) {
     std::vector<double> s(nl);
     for (std::int64_t r = 0; r < nl; ++r) s[r] = deg[r] > 0 ? 1.0 / std::sqrt(deg[r]) : 0.0;
     scale = ghosts.extended(s);
@@ -75,7 +75,7 @@ PetscMatrix laplacian_matrix(const CsrGhosts& ghosts, const LocalCsr& m, Laplaci
     const PetscInt row = static_cast<PetscInt>(m.begin + r);
     double diag = 1.0;
     if (!is_fixed(r)) {
-      if (kind == LaplacianKind::combinatorial) {
+      if (kind == LaplacianKind::kCombinatorial) {
         diag = deg[r];
       } else {
         diag = deg[r] > 0 ? 1.0 : 0.0;
@@ -90,7 +90,7 @@ PetscMatrix laplacian_matrix(const CsrGhosts& ghosts, const LocalCsr& m, Laplaci
           placed = true;
         }
         cols.push_back(static_cast<PetscInt>(j));
-        vals.push_back(kind == LaplacianKind::combinatorial
+        vals.push_back(kind == LaplacianKind::kCombinatorial
                            ? -m.data[e]
                            : -m.data[e] * scale[r] * scale[slot[e]]);
       }

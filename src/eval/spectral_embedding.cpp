@@ -39,10 +39,6 @@ void ensure_slepc() {
 
 }  // namespace
 
-const char* laplacian_name(LaplacianKind kind) {
-  return kind == LaplacianKind::combinatorial ? "combinatorial" : "normalized";
-}
-
 Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const Components& c,
                              const EmbeddingParams& params) {
   MPI_Comm comm = ghosts.comm();
@@ -68,7 +64,7 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
   }
   MPI_Allreduce(MPI_IN_PLACE, &dmax, 1, MPI_DOUBLE, MPI_MAX, comm);
   // Above the spectrum of L: Gershgorin gives lambda_max <= 2 max degree (2 when normalized).
-  const double sigma = params.kind == LaplacianKind::combinatorial ? 2 * dmax + 1 : 3.0;
+  const double sigma = params.kind == LaplacianKind::kCombinatorial ? 2 * dmax + 1 : 3.0;
   const PetscMatrix L = laplacian_matrix(ghosts, m, params.kind, &outside, sigma);
   EpsGuard g;
   petsc_check(MatCreateVecs(L.get(), &g.x, &g.trivial), "MatCreateVecs");
@@ -78,7 +74,7 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
     petsc_check(VecGetArray(g.trivial, &t), "VecGetArray");
     for (std::int64_t r = 0; r < nl; ++r)
       t[r] = outside[r]                                    ? 0.0
-             : params.kind == LaplacianKind::combinatorial ? 1.0
+             : params.kind == LaplacianKind::kCombinatorial ? 1.0
                                                            : std::sqrt(deg[r]);
     petsc_check(VecRestoreArray(g.trivial, &t), "VecRestoreArray");
     PetscReal norm = 0;
@@ -165,7 +161,7 @@ void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e,
                  e.m);
     h5::write_1d(f, "/embedding/residuals", root ? e.residuals : std::vector<double>(),
                  root ? 0 : e.m, e.m);
-    h5::set_attr(f, "/embedding", "laplacian", std::string(laplacian_name(kind)));
+    h5::set_attr(f, "/embedding", "laplacian", to_string(kind));
     h5::set_attr(f, "/embedding", "n", m.n);
     h5::set_attr(f, "/embedding", "m", static_cast<std::int64_t>(e.m));
     h5::set_attr(f, "/embedding", "graph", graph);

@@ -16,17 +16,18 @@ namespace lsgl {
 
 namespace {
 
-const std::array<std::string, 3> kDistances = {"squared", "euclidean", "cosine"};
+constexpr std::array<CandidateDistance, 3> kDistances = {
+    CandidateDistance::kSquared, CandidateDistance::kEuclidean, CandidateDistance::kCosine};
 
-double to_squared(double raw, const std::string& distance) {
-  if (distance == "euclidean") return raw * raw;
-  if (distance == "cosine") return 2.0 * raw;
+double to_squared(double raw, CandidateDistance distance) {
+  if (distance == CandidateDistance::kEuclidean) return raw * raw;
+  if (distance == CandidateDistance::kCosine) return 2.0 * raw;
   return raw;
 }
 
-double from_squared(double z, const std::string& distance) {
-  if (distance == "euclidean") return std::sqrt(z);
-  if (distance == "cosine") return 0.5 * z;
+double from_squared(double z, CandidateDistance distance) {
+  if (distance == CandidateDistance::kEuclidean) return std::sqrt(z);
+  if (distance == CandidateDistance::kCosine) return 0.5 * z;
   return z;
 }
 
@@ -83,7 +84,7 @@ std::string first_invalid(const LocalCsr& rows, const std::string& path) {
 // Local. Row r's clean (distance, id) pairs, sorted: padding, self and repeats dropped (a
 // repeated neighbour keeps its smallest distance).
 std::vector<std::pair<double, std::int64_t>> clean_row(const LocalCsr& rows, std::int64_t r,
-                                                       const std::string& distance,
+                                                       CandidateDistance distance,
                                                        CandidatesFileReport& rep) {
   std::vector<std::pair<double, std::int64_t>> out;
   for (std::int64_t e = rows.indptr[r]; e < rows.indptr[r + 1]; ++e) {
@@ -123,9 +124,6 @@ std::string CandidatesFileReport::note() const {
 
 Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
                                 const CandidatesFileOptions& opt, CandidatesFileReport* report) {
-  collective_check(
-      comm, std::find(kDistances.begin(), kDistances.end(), opt.distance) != kDistances.end(),
-      "unknown candidate distance '" + opt.distance + "' (squared, euclidean or cosine)");
   bool csr = false;
   {
     const h5::File f = h5::open_read(comm, path);
@@ -157,7 +155,7 @@ Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
   Candidates cand;
   cand.begin = rows.begin;
   cand.m = static_cast<int>(m);
-  cand.report.route = cand.report.engine = "file";
+  cand.report.source = CandidateSource::kFile;
   for (const auto& row : clean) {
     for (std::int64_t k = 0; k < m; ++k) {
       cand.dist.push_back(row[k].first);
@@ -174,7 +172,7 @@ Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
 }
 
 std::string check_candidate_distances(MPI_Comm comm, const LocalRows& data, const Candidates& cand,
-                                      const std::string& distance, int sample) {
+                                      CandidateDistance distance, int sample) {
   std::array<std::int64_t, 3> match = {0, 0, 0};
   std::int64_t used = 0;
   const std::int64_t local = data.local_rows();
@@ -204,11 +202,11 @@ std::string check_candidate_distances(MPI_Comm comm, const LocalRows& data, cons
   if (share(declared) >= 0.5) return {};
   for (int c = 0; c < 3; ++c)
     collective_check(comm, !(share(c) >= 0.9),
-                     "the candidate distances do not look " + distance + ": " +
+                     "the candidate distances do not look " + to_string(distance) + ": " +
                          std::to_string(match[c]) + " of " + std::to_string(used) +
-                         " sampled pairs match the data read as " + kDistances[c] + ", " +
-                         std::to_string(match[declared]) + " as " + distance +
-                         "; pass --candidates-distance " + kDistances[c]);
+                         " sampled pairs match the data read as " + to_string(kDistances[c]) +
+                         ", " + std::to_string(match[declared]) + " as " + to_string(distance) +
+                         "; pass --candidates-distance " + to_string(kDistances[c]));
   std::ostringstream s;
   s << "the candidate distances differ from the data's (" << used - match[declared] << " of "
     << used << " sampled pairs off by more than 0.1%); they are used as given";

@@ -2,7 +2,6 @@
 // policy (see graph_input.hpp).
 #include "lsgl/graph/graph_input.hpp"
 
-#include <stdexcept>
 #include <utility>
 
 #include "lsgl/graph/graph_io.hpp"
@@ -13,25 +12,11 @@
 
 namespace lsgl {
 
-SymmetryPolicy parse_symmetry_policy(const std::string& name) {
-  if (name == "symmetrise") return SymmetryPolicy::kSymmetrise;
-  if (name == "require") return SymmetryPolicy::kRequire;
-  throw std::invalid_argument("unknown --symmetry '" + name + "' (symmetrise or require)");
-}
-
-DuplicateRule parse_duplicate_rule(const std::string& name) {
-  if (name == "sum") return DuplicateRule::kSum;
-  if (name == "max") return DuplicateRule::kMax;
-  throw std::invalid_argument("unknown --duplicates '" + name + "' (sum or max)");
-}
-
 namespace {
-
-enum Kind { kHdf5 = 1, kEdgeList = 2, kMtx = 3 };
 
 // The format agreed by every rank; the head is read on rank 0 only.
 struct Detected {
-  int kind = 0;
+  GraphFormat kind = GraphFormat::kAuto;
   bool gz = false;
   bool guessed_edgelist = false;  // --format auto found neither HDF5 nor Matrix Market
   FileHead head;
@@ -39,7 +24,7 @@ struct Detected {
 
 // Collective. Rank 0 reads the head of `path` and picks the format (`format` or, for auto, from
 // the head); every rank learns it.
-Detected detect(MPI_Comm comm, const std::string& path, const std::string& format) {
+Detected detect(MPI_Comm comm, const std::string& path, GraphFormat format) {
   Detected d;
   std::string message;
   if (comm_rank(comm) == 0) {
@@ -50,24 +35,24 @@ Detected detect(MPI_Comm comm, const std::string& path, const std::string& forma
       // A first line starting with "%%" is a Matrix Market banner (a misspelt one is an
       // error), never a comment.
       const bool looks_mtx = d.head.text.rfind("%%", 0) == 0;
-      if (format == "hdf5") d.kind = kHdf5;
-      else if (format == "edgelist") d.kind = kEdgeList;
-      else if (format == "mtx") d.kind = kMtx;
-      else if (format == "auto") d.kind = d.head.hdf5 ? kHdf5 : looks_mtx ? kMtx : kEdgeList;
-      else message = "unknown --format '" + format + "' (auto, hdf5, edgelist or mtx)";
-      if (message.empty() && d.kind == kHdf5 && !d.head.hdf5)
+      d.kind = format;
+      if (format == GraphFormat::kAuto)
+        d.kind = d.head.hdf5 ? GraphFormat::kHdf5
+                 : looks_mtx ? GraphFormat::kMtx
+                             : GraphFormat::kEdgeList;
+      if (d.kind == GraphFormat::kHdf5 && !d.head.hdf5)
         message = "'" + path + "' is not an HDF5 file";
-      if (message.empty() && d.kind != kHdf5 && d.head.hdf5)
+      if (message.empty() && d.kind != GraphFormat::kHdf5 && d.head.hdf5)
         message = "'" + path + "' is an HDF5 file, not a text graph";
       d.gz = d.head.gz;
     }
   }
   collective_check(comm, message.empty(), message);
-  int info[2] = {d.kind, d.gz ? 1 : 0};
+  int info[2] = {static_cast<int>(d.kind), d.gz ? 1 : 0};
   MPI_Bcast(info, 2, MPI_INT, 0, comm);
-  d.kind = info[0];
+  d.kind = static_cast<GraphFormat>(info[0]);
   d.gz = info[1] != 0;
-  d.guessed_edgelist = format == "auto" && d.kind == kEdgeList;
+  d.guessed_edgelist = format == GraphFormat::kAuto && d.kind == GraphFormat::kEdgeList;
   return d;
 }
 
@@ -93,7 +78,7 @@ LocalCsr read_hdf5_graph(MPI_Comm comm, const std::string& path, const GraphInpu
 // Collective. An edge list or Matrix Market file under the policy.
 LocalCsr read_text_graph(MPI_Comm comm, const std::string& path, const Detected& d,
                          const GraphInputOptions& opt, GraphInputReport& rep) {
-  const bool mtx = d.kind == kMtx;
+  const bool mtx = d.kind == GraphFormat::kMtx;
   const std::string hint =
       d.guessed_edgelist ? " (not an HDF5 file nor Matrix Market, so read as an edge list)" : "";
   TextEntries text = read_text_entries(comm, path, d.head, mtx, d.gz, hint);
@@ -116,7 +101,7 @@ LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInp
   const Detected d = detect(comm, path, opt.format);
   GraphInputReport rep;
   LocalCsr rows;
-  if (d.kind == kHdf5) {
+  if (d.kind == GraphFormat::kHdf5) {
     rows = read_hdf5_graph(comm, path, opt, rep);
     rep.format = "hdf5";
   } else {

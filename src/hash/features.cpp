@@ -5,20 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::hash {
-
-FeatureKind parse_features(const std::string& s) {
-  if (s == "raw") return FeatureKind::kRaw;
-  if (s == "rbf") return FeatureKind::kRbf;
-  throw std::invalid_argument("unknown --features '" + s + "' (raw or rbf)");
-}
-std::string to_string(FeatureKind k) { return k == FeatureKind::kRaw ? "raw" : "rbf"; }
 
 std::vector<std::int64_t> sample_indices(std::int64_t n, std::int64_t count, std::uint64_t seed) {
   SplitMix64 rng(seed * kSplitMixGamma + 0x2545f4914f6cdd1dULL);

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <variant>
 
 #include "lsgl/graph/graph_io.hpp"
@@ -34,6 +35,16 @@ std::string format_of(const h5::File& f) {
   } catch (const CollectiveError&) {
     return "";
   }
+}
+
+// The choice named by the string attribute `name` of /hash; std::runtime_error naming the file
+// for a name lsgl does not know (call inside collectively).
+template <class E>
+E read_choice(const h5::File& f, const std::string& path, const char* name) {
+  const std::string value = h5::get_attr_string(f, "/hash", name);
+  if (const auto e = value_named<E>(value)) return *e;
+  throw std::runtime_error("'" + path + "': unknown /hash " + name + " '" + value +
+                           "' (expected " + names_list<E>() + ")");
 }
 
 // The bits attribute of /hash, refused unless in [1, kMaxBits].
@@ -90,9 +101,9 @@ Model read_model(MPI_Comm comm, const std::string& path) {
   Model m;
   m.bits = read_bits(comm, f, path);
   collectively(comm, [&] {
-    m.loss = parse_loss(h5::get_attr_string(f, "/hash", "loss"));
-    m.solver = parse_solver(h5::get_attr_string(f, "/hash", "solver"));
-    m.features.kind = parse_features(h5::get_attr_string(f, "/hash", "features"));
+    m.loss = read_choice<Loss>(f, path, "loss");
+    m.solver = read_choice<BSolver>(f, path, "solver");
+    m.features.kind = read_choice<FeatureKind>(f, path, "features");
   });
   m.features.input_dim = h5::get_attr_int(f, "/hash", "input_dim");
   m.features.sigma = h5::get_attr_double(f, "/hash", "sigma");

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <stdexcept>
 
 #include "lsgl/hash/codes_problem.hpp"
 #include "lsgl/util/error.hpp"
@@ -16,22 +15,6 @@
 #include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::hash {
-
-Loss parse_loss(const std::string& s) {
-  if (s == "sdh") return Loss::kSdh;
-  if (s == "itq") return Loss::kItq;
-  throw std::invalid_argument("unknown --loss '" + s + "' (sdh or itq)");
-}
-BSolver parse_solver(const std::string& s) {
-  if (s == "dpcd") return BSolver::kDpcd;
-  if (s == "dcc") return BSolver::kDcc;
-  if (s == "sign") return BSolver::kSign;
-  throw std::invalid_argument("unknown --solver '" + s + "' (dpcd, dcc or sign)");
-}
-std::string to_string(Loss l) { return l == Loss::kSdh ? "sdh" : "itq"; }
-std::string to_string(BSolver s) {
-  return s == BSolver::kDpcd ? "dpcd" : s == BSolver::kDcc ? "dcc" : "sign";
-}
 
 namespace {
 

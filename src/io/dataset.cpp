@@ -89,7 +89,7 @@ class Reader : public ByteSource {
 
 
 RawArray parse_header(Reader& r, DataFormat format, const std::string& path) {
-  return format == DataFormat::npy ? parse_npy(r, path) : parse_idx(r, path);
+  return format == DataFormat::kNpy ? parse_npy(r, path) : parse_idx(r, path);
 }
 
 template <class S, class T>
@@ -157,23 +157,23 @@ void read_elements(Reader& r, const RawArray& a, int64_t first, int64_t count,
     vec.resize(static_cast<std::size_t>(done + k));
     T* out = vec.data();
     switch (a.elem) {
-      case Elem::u8:
+      case Elem::kU8:
         convert<std::uint8_t>(buf.data(), k, out + done);
         break;
-      case Elem::i32:
+      case Elem::kI32:
         convert<std::int32_t>(buf.data(), k, out + done);
         break;
-      case Elem::i64:
+      case Elem::kI64:
         convert<std::int64_t>(buf.data(), k, out + done);
         break;
-      case Elem::f32:
+      case Elem::kF32:
         convert<float>(buf.data(), k, out + done);
         break;
-      case Elem::f64:
+      case Elem::kF64:
         if constexpr (std::is_same_v<T, float>) check_float_range(buf.data(), k, first + done, a, path);
         convert<double>(buf.data(), k, out + done);
         break;
-      case Elem::other:
+      case Elem::kOther:
         break;
     }
   }
@@ -183,8 +183,8 @@ void read_elements(Reader& r, const RawArray& a, int64_t first, int64_t count,
 LocalRows read_raw_rows(MPI_Comm comm, const std::string& path, DataFormat format) {
   Reader r(path);
   const RawArray a = parse_header(r, format, path);
-  if (format == DataFormat::npy) {
-    if (a.elem != Elem::f32 && a.elem != Elem::f64)
+  if (format == DataFormat::kNpy) {
+    if (a.elem != Elem::kF32 && a.elem != Elem::kF64)
       throw std::runtime_error(quoted(path) + " has dtype " + a.type +
                                "; expected float32 ('<f4') or float64 ('<f8')");
     if (a.shape.size() != 2)
@@ -192,7 +192,7 @@ LocalRows read_raw_rows(MPI_Comm comm, const std::string& path, DataFormat forma
                                " must hold a 2-D array (rows x features), got shape " +
                                shape_string(a.shape));
   } else {
-    if (a.elem != Elem::u8)
+    if (a.elem != Elem::kU8)
       throw std::runtime_error(quoted(path) + " has IDX element type " + a.type +
                                "; only unsigned-byte (0x08) data is supported");
     if (a.shape.size() < 2)
@@ -209,7 +209,7 @@ LocalRows read_raw_rows(MPI_Comm comm, const std::string& path, DataFormat forma
   const int rank = comm_rank(comm);
   out.begin = part.begin(rank);
   read_elements(r, a, out.begin * out.d, part.count(rank) * out.d, out.x, path);
-  if (a.elem == Elem::u8) {
+  if (a.elem == Elem::kU8) {
     for (float& v : out.x) v /= 255.0f;
   }
   return out;
@@ -291,13 +291,13 @@ LocalRows read_hdf5_rows(MPI_Comm comm, const std::string& path, const std::stri
 // Parses the header of a .npy or IDX label file and checks that it holds 1-D integer labels.
 RawArray parse_labels_header(Reader& r, DataFormat format, const std::string& path) {
   const RawArray a = parse_header(r, format, path);
-  const bool integer = format == DataFormat::npy
-                           ? (a.elem == Elem::i64 || a.elem == Elem::i32 || a.elem == Elem::u8)
-                           : a.elem == Elem::u8;
+  const bool integer = format == DataFormat::kNpy
+                           ? (a.elem == Elem::kI64 || a.elem == Elem::kI32 || a.elem == Elem::kU8)
+                           : a.elem == Elem::kU8;
   if (!integer) {
     throw std::runtime_error(
         quoted(path) + " has element type " + a.type + "; labels must be " +
-        (format == DataFormat::npy ? "'<i8', '<i4' or '|u1'" : "unsigned bytes (IDX type 0x08)"));
+        (format == DataFormat::kNpy ? "'<i8', '<i4' or '|u1'" : "unsigned bytes (IDX type 0x08)"));
   }
   if (a.shape.size() != 1) {
     throw std::runtime_error(quoted(path) + " must hold a 1-D array of labels, got shape " +
@@ -319,7 +319,7 @@ h5::File open_hdf5_labels(MPI_Comm comm, const std::string& path, const std::str
 }
 
 DataFormat format_of(MPI_Comm comm, const std::string& path) {
-  DataFormat format = DataFormat::hdf5;
+  DataFormat format = DataFormat::kHdf5;
   collectively(comm, [&] { format = guess_format(path); });
   return format;
 }
@@ -333,11 +333,11 @@ DataFormat guess_format(const std::string& path) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ends_with(name, ".h5") || ends_with(name, ".hdf5") || ends_with(name, ".he5") ||
       ends_with(name, ".h5ad"))
-    return DataFormat::hdf5;
+    return DataFormat::kHdf5;
   if (ends_with(name, ".gz")) name.resize(name.size() - 3);
-  if (ends_with(name, ".npy")) return DataFormat::npy;
+  if (ends_with(name, ".npy")) return DataFormat::kNpy;
   if (name.find("idx") != std::string::npos || name.find("-ubyte") != std::string::npos)
-    return DataFormat::idx;
+    return DataFormat::kIdx;
   throw std::runtime_error("cannot tell the format of " + quoted(path) +
                            " from its name (expected .h5/.hdf5/.he5/.h5ad, .npy, or an IDX name "
                            "containing 'idx' or '-ubyte', optionally .gz)");
@@ -346,7 +346,7 @@ DataFormat guess_format(const std::string& path) {
 LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset) {
   const DataFormat format = format_of(comm, path);
   LocalRows out;
-  if (format == DataFormat::hdf5) {
+  if (format == DataFormat::kHdf5) {
     out = read_hdf5_rows(comm, path, dataset);
   } else {
     collectively(comm, [&] { out = read_raw_rows(comm, path, format); });
@@ -365,7 +365,7 @@ LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string
 std::int64_t labels_length(MPI_Comm comm, const std::string& path, const std::string& dataset) {
   const DataFormat format = format_of(comm, path);
   int64_t length = 0;
-  if (format == DataFormat::hdf5) {
+  if (format == DataFormat::kHdf5) {
     open_hdf5_labels(comm, path, dataset, &length);
   } else {
     collectively(comm, [&] {
@@ -385,7 +385,7 @@ std::vector<std::int64_t> read_labels(MPI_Comm comm, const std::string& path,
                                   std::to_string(begin + count) + ") from " + quoted(path) +
                                   ": it holds ";
   std::vector<int64_t> out;
-  if (format == DataFormat::hdf5) {
+  if (format == DataFormat::kHdf5) {
     int64_t length = 0;
     const h5::File f = open_hdf5_labels(comm, path, dataset, &length);
     collective_check(comm, begin >= 0 && count >= 0 && begin + count <= length,

@@ -1,20 +1,13 @@
 #include "lsgl/io/metric.hpp"
 
 #include <cmath>
-#include <stdexcept>
 
 #include "lsgl/util/error.hpp"
 
 namespace lsgl {
 
-void check_metric_name(const std::string& metric) {
-  if (metric != "euclidean" && metric != "cosine")
-    throw std::invalid_argument("unknown --metric '" + metric + "' (euclidean or cosine)");
-}
-
-void apply_metric(MPI_Comm comm, LocalRows& data, const std::string& metric) {
-  collectively(comm, [&] { check_metric_name(metric); });
-  if (metric == "euclidean") return;
+void apply_metric(MPI_Comm comm, LocalRows& data, Metric metric) {
+  if (metric == Metric::kEuclidean) return;
   std::int64_t zero_row = -1;
   for (std::int64_t r = 0; r < data.local_rows(); ++r) {
     float* x = data.x.data() + r * data.d;

@@ -27,15 +27,15 @@ bool MemorySource::read(void* buf, int64_t bytes) {
 
 std::size_t elem_bytes(Elem e) {
   switch (e) {
-    case Elem::u8:
+    case Elem::kU8:
       return 1;
-    case Elem::i32:
-    case Elem::f32:
+    case Elem::kI32:
+    case Elem::kF32:
       return 4;
-    case Elem::i64:
-    case Elem::f64:
+    case Elem::kI64:
+    case Elem::kF64:
       return 8;
-    case Elem::other:
+    case Elem::kOther:
       break;
   }
   return 0;
@@ -142,15 +142,15 @@ RawArray parse_npy(ByteSource& r, const std::string& path) {
   const std::string descr = dict_value(header, "descr", path);
   a.type = "'" + descr + "'";
   if (descr == "<f4")
-    a.elem = Elem::f32;
+    a.elem = Elem::kF32;
   else if (descr == "<f8")
-    a.elem = Elem::f64;
+    a.elem = Elem::kF64;
   else if (descr == "<i4")
-    a.elem = Elem::i32;
+    a.elem = Elem::kI32;
   else if (descr == "<i8")
-    a.elem = Elem::i64;
+    a.elem = Elem::kI64;
   else if (descr == "|u1")
-    a.elem = Elem::u8;
+    a.elem = Elem::kU8;
   if (dict_value(header, "fortran_order", path) != "False")
     throw std::runtime_error(quoted(path) +
                              " is in Fortran order; save it in C order (numpy.ascontiguousarray)");
@@ -188,7 +188,7 @@ RawArray parse_idx(ByteSource& r, const std::string& path) {
   if (!r.read(magic, 4) || magic[0] != 0 || magic[1] != 0 || magic[3] == 0)
     throw std::runtime_error(quoted(path) + " is not an IDX file (bad magic number)");
   RawArray a;
-  a.elem = magic[2] == 0x08 ? Elem::u8 : Elem::other;
+  a.elem = magic[2] == 0x08 ? Elem::kU8 : Elem::kOther;
   a.type = idx_type_name(magic[2]);
   const int ndim = magic[3];
   std::vector<unsigned char> dims(4 * static_cast<std::size_t>(ndim));

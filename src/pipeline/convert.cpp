@@ -36,16 +36,13 @@ void write_hdf5(MPI_Comm comm, const ConvertOptions& o, const LocalCsr& rows,
 
 }  // namespace
 
-std::string convert_target(const std::string& to, const std::string& output) {
-  if (!to.empty()) {
-    if (to == "mtx" || to == "edgelist" || to == "npz" || to == "hdf5") return to;
-    throw std::invalid_argument("unknown --to '" + to + "' (mtx, edgelist, npz or hdf5)");
-  }
-  if (ends_with(output, ".mtx")) return "mtx";
-  if (ends_with(output, ".npz")) return "npz";
-  if (ends_with(output, ".h5") || ends_with(output, ".hdf5")) return "hdf5";
+ExportFormat convert_target(std::optional<ExportFormat> to, const std::string& output) {
+  if (to) return *to;
+  if (ends_with(output, ".mtx")) return ExportFormat::kMtx;
+  if (ends_with(output, ".npz")) return ExportFormat::kNpz;
+  if (ends_with(output, ".h5") || ends_with(output, ".hdf5")) return ExportFormat::kHdf5;
   for (const char* s : {".txt", ".edges", ".edgelist", ".tsv"})
-    if (ends_with(output, s)) return "edgelist";
+    if (ends_with(output, s)) return ExportFormat::kEdgeList;
   throw std::invalid_argument("--to is needed: the format cannot be told from the name '" + output +
                               "' (mtx, edgelist, npz or hdf5)");
 }
@@ -53,7 +50,7 @@ std::string convert_target(const std::string& to, const std::string& output) {
 GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o) {
   collective_check(comm, !o.graph.empty(), "--graph is required");
   collective_check(comm, !o.output.empty(), "--output is required");
-  std::string to;
+  ExportFormat to = ExportFormat::kHdf5;
   collectively(comm, [&] { to = convert_target(o.to, o.output); });
   check_distinct_files(comm, {{"--graph", o.graph}}, {{"--output", o.output}});
   check_writable(comm, o.output);
@@ -62,20 +59,19 @@ GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o) {
   LocalCsr rows;
   timed_phase(comm, "read", talk, [&] { rows = read_graph_input(comm, o.graph, o.input, &input); });
   timed_phase(comm, "write", talk, [&] {
-    if (to == "mtx")
-      write_graph_mtx(comm, o.output, rows);
-    else if (to == "edgelist")
-      write_graph_edgelist(comm, o.output, rows);
-    else if (to == "npz")
-      write_graph_npz(comm, o.output, rows);
-    else
-      write_hdf5(comm, o, rows, input);
+    switch (to) {
+      case ExportFormat::kMtx: return write_graph_mtx(comm, o.output, rows);
+      case ExportFormat::kEdgeList: return write_graph_edgelist(comm, o.output, rows);
+      case ExportFormat::kNpz: return write_graph_npz(comm, o.output, rows);
+      case ExportFormat::kHdf5: break;
+    }
+    write_hdf5(comm, o, rows, input);
   });
   if (comm_rank(comm) == 0) {
     const std::string note = input.note();
     if (!note.empty() && !o.quiet) std::printf("  note: %s\n", note.c_str());
     std::printf("convert: %s (%s) -> %s (%s), n %lld, %lld edges\n", o.graph.c_str(),
-                input.format.c_str(), o.output.c_str(), to.c_str(), static_cast<long long>(input.n),
+                input.format.c_str(), o.output.c_str(), name_of(to), static_cast<long long>(input.n),
                 static_cast<long long>(input.edges));
     std::fflush(stdout);
   }

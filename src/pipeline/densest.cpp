@@ -19,9 +19,9 @@ namespace lsgl {
 
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
+std::string join(const std::vector<dpcd::InitialSet>& v) {
   std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  for (const auto x : v) s += (s.empty() ? "" : ",") + to_string(x);
   return s;
 }
 
@@ -30,15 +30,9 @@ void validate(MPI_Comm comm, const DensestOptions& o) {
   collective_check(comm, !o.sizes.empty(), "--size is required");
   for (auto k : o.sizes)
     collective_check(comm, k >= 1, "--size must be at least 1 (got " + std::to_string(k) + ")");
-  const std::vector<std::string> methods = {"dpcd", "peel", "ravi", "feige", "tpower"};
   collective_check(comm, !o.methods.empty(), "--method is empty");
-  for (const auto& m : o.methods)
-    collective_check(comm, std::find(methods.begin(), methods.end(), m) != methods.end(),
-                     "unknown --method '" + m + "' (dpcd, peel, ravi, feige or tpower)");
   collective_check(comm, o.output.empty() || o.sizes.size() * o.methods.size() == 1,
                    "--output needs a single --size and a single --method");
-  collective_check(comm, o.output_format == "hdf5" || o.output_format == "text",
-                   "unknown --output-format '" + o.output_format + "' (hdf5 or text)");
   collective_check(comm, o.tpower_max_iterations >= 1, "--tpower-max-iter must be at least 1");
   const auto& d = o.dpcd.dpcd;
   collective_check(comm, d.max_iterations >= 0, "--max-iter must be >= 0");
@@ -47,28 +41,25 @@ void validate(MPI_Comm comm, const DensestOptions& o) {
   collective_check(comm, d.ns_m >= 0 && d.ns_pool >= 1 && d.ns_every >= 0 && d.ns_samples >= 0,
                    "need --ns-m >= 0, --ns-pool >= 1, --ns-every >= 0, --ns-samples >= 0");
   collective_check(comm, !o.dpcd.init.empty(), "--init needs at least one initial set");
-  for (const auto& s : o.dpcd.init)
-    collective_check(comm, s == "degree" || s == "feige" || s == "peel" || s == "tpower",
-                     "unknown --init '" + s + "' (degree, feige, peel, tpower, or a comma list)");
   collective_check(comm, o.dpcd.tpower_iterations >= 1, "--init-tpower-iter must be at least 1");
 }
 
 // The method's parameters, as attributes of /subgraph.
 Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
   Attributes a;
-  if (o.method == "dpcd") {
+  if (o.method == DensestMethod::kDpcd) {
     const auto& d = o.dpcd.dpcd;
     a = {{"init", s.init_used},
          {"init_candidates", join(o.dpcd.init)},
          {"init_mode", std::string(o.dpcd.from_each ? "each" : "best")},
          {"init_tpower_iter", static_cast<std::int64_t>(o.dpcd.tpower_iterations)},
-         {"thresholds", dpcd::to_string(d.thresholds)},
+         {"thresholds", to_string(d.thresholds)},
          {"alpha1", d.alpha1},
          {"alpha2", d.alpha2},
          {"eps", d.eps},
-         {"centre", dpcd::to_string(d.centre)},
-         {"threshold_scope", dpcd::to_string(d.scope)},
-         {"fallback", dpcd::to_string(d.fallback)},
+         {"centre", to_string(d.centre)},
+         {"threshold_scope", to_string(d.scope)},
+         {"fallback", to_string(d.fallback)},
          {"max_iter", static_cast<std::int64_t>(d.max_iterations)},
          {"max_flips", d.max_flips},
          {"ns_every", static_cast<std::int64_t>(d.ns_every)},
@@ -81,12 +72,12 @@ Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
          {"seed", static_cast<std::int64_t>(d.seed)},
          {"iterations", static_cast<std::int64_t>(s.iterations)},
          {"converged", static_cast<std::int64_t>(s.converged)}};
-  } else if (o.method == "tpower") {
+  } else if (o.method == DensestMethod::kTpower) {
     a = {{"init", s.init_used},
          {"max_iter", static_cast<std::int64_t>(o.tpower_max_iterations)},
          {"iterations", static_cast<std::int64_t>(s.iterations)},
          {"converged", static_cast<std::int64_t>(s.converged)}};
-  } else if (o.method == "peel") {
+  } else if (o.method == DensestMethod::kPeel) {
     a = {{"peel_queue", std::string("gathered on rank 0; bucket queue (equal weights) or "
                                     "binary heap (weighted)")}};
   }
@@ -111,7 +102,7 @@ void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
                         {"density", s.stats.density},
                         {"edges_inside", s.stats.edges_inside},
                         {"weight_inside", s.stats.weight_inside},
-                        {"method", o.method},
+                        {"method", to_string(o.method)},
                         {"seconds", s.seconds},
                         {"objective_definition", std::string("x^T W x after each iteration")}};
     for (auto& p : method_parameters(o, s)) attrs.push_back(p);
@@ -153,20 +144,20 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
   std::vector<std::int64_t> init;
   const bool talk = comm_rank(comm) == 0 && !o.quiet;
   s.t_init = timed_phase(comm, "init", talk, [&] {
-    if (o.method == "dpcd" && !o.dpcd.from_each) {
+    if (o.method == DensestMethod::kDpcd && !o.dpcd.from_each) {
       double d = 0.0;
       init = best_initial_set(g, o.k, o.dpcd.init, o.dpcd.tpower_iterations, &s.init_used, &d);
-    } else if (o.method == "tpower") {
+    } else if (o.method == DensestMethod::kTpower) {
       init = top_degree(g, o.k);
-      s.init_used = "degree";
+      s.init_used = to_string(InitialSet::kDegree);
     }
   });
-  if (talk && o.method == "dpcd" && !o.dpcd.from_each)
+  if (talk && o.method == DensestMethod::kDpcd && !o.dpcd.from_each)
     std::printf("  initial set: %s (%s of %s)\n", s.init_used.c_str(),
                 o.dpcd.from_each ? "DPCD run from each, best result" : "densest",
                 join(o.dpcd.init).c_str());
   s.t_optimise = timed_phase(comm, "optimise", talk, [&] {
-    if (o.method == "dpcd") {
+    if (o.method == DensestMethod::kDpcd) {
       // from_each: the initial sets are computed here, each followed by its DPCD run.
       DensestDpcdResult r = o.dpcd.from_each ? dpcd_densest(g, o.k, o.dpcd)
                                              : dpcd_from(g, init, o.dpcd.dpcd);
@@ -175,12 +166,12 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
       s.objective = std::move(r.report.objective);
       s.iterations = r.report.iterations;
       s.converged = r.report.converged;
-    } else if (o.method == "tpower") {
+    } else if (o.method == DensestMethod::kTpower) {
       s.members = tpower(g, o.k, init, o.tpower_max_iterations, &s.objective, &s.iterations);
       s.converged = s.iterations < o.tpower_max_iterations;
     } else {
-      if (o.method == "peel") s.members = peel(g, o.k);
-      else if (o.method == "ravi") s.members = ravi(g, o.k);
+      if (o.method == DensestMethod::kPeel) s.members = peel(g, o.k);
+      else if (o.method == DensestMethod::kRavi) s.members = ravi(g, o.k);
       else s.members = feige(g, o.k);
     }
   });
@@ -214,7 +205,7 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
                          std::to_string(g.n()));
   std::vector<DensestSummary> out;
   for (auto k : opt.sizes) {
-    for (const auto& method : opt.methods) {
+    for (const DensestMethod method : opt.methods) {
       DensestOptions o = opt;
       o.k = k;
       o.method = method;
@@ -223,19 +214,19 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
       s.t_read = t_read;
       if (!o.output.empty()) {
         s.t_write = timed_phase(comm, "write", talk, [&] {
-          if (o.output_format == "text") write_members(comm, o, s);
+          if (o.output_format == SubgraphFormat::kText) write_members(comm, o, s);
           else write_hdf5(comm, o, s);
         });
       }
       if (comm_rank(comm) == 0) {
         const std::string init =
-            o.method == "dpcd" && !s.init_used.empty() ? " (init " + s.init_used + ")" : "";
+            o.method == DensestMethod::kDpcd && !s.init_used.empty() ? " (init " + s.init_used + ")" : "";
         std::printf("densest: method %s%s, k %lld, density %.6g, edges inside %lld, weight "
                     "inside %.6g, %.3f s",
-                    o.method.c_str(), init.c_str(), static_cast<long long>(s.stats.k),
+                    name_of(o.method), init.c_str(), static_cast<long long>(s.stats.k),
                     s.stats.density, static_cast<long long>(s.stats.edges_inside),
                     s.stats.weight_inside, s.seconds);
-        if (o.method == "dpcd" || o.method == "tpower")
+        if (o.method == DensestMethod::kDpcd || o.method == DensestMethod::kTpower)
           std::printf(", %d iterations%s", s.iterations, s.converged ? " (converged)" : "");
         std::printf("\n");
         std::fflush(stdout);

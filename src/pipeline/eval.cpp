@@ -211,7 +211,7 @@ std::string eval_report_json(const EvalReport& r) {
   if (r.has_embedding) {
     top.add("embedding", JsonObject(2)
                              .add("path", json_string(r.embedding_path))
-                             .add("laplacian", json_string(laplacian_name(r.embedding_kind)))
+                             .add("laplacian", json_string(to_string(r.embedding_kind)))
                              .add("vectors", json_number(static_cast<int>(r.eigenvalues.size())))
                              .add("component_nodes", json_number(r.embedding_component_nodes))
                              .add("eigenvalues", json_array(r.eigenvalues))
@@ -299,7 +299,7 @@ std::string eval_report_table(const EvalReport& r) {
       values += fmt(k ? " %.6g" : "%.6g", r.eigenvalues[k]);
     line("embedding", fmt("%zu vectors of the %s Laplacian of the largest component (%lld "
                           "nodes) -> %s",
-                          r.eigenvalues.size(), laplacian_name(r.embedding_kind),
+                          r.eigenvalues.size(), name_of(r.embedding_kind),
                           (long long)r.embedding_component_nodes, r.embedding_path.c_str()));
     line("  eigenvalues", values);
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "lsgl/eval/labels.hpp"
 #include "lsgl/graph/graph_io.hpp"
@@ -103,7 +104,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
                                                       : o.train.itq_iterations)},
         {"dcc_sweeps", static_cast<std::int64_t>(o.train.dcc_sweeps)},
         {"dpcd_max_iter", static_cast<std::int64_t>(d.max_iterations)},
-        {"dpcd_thresholds", dpcd::to_string(d.thresholds)},
+        {"dpcd_thresholds", to_string(d.thresholds)},
         {"dpcd_alpha1", d.alpha1},
         {"dpcd_alpha2", d.alpha2},
         {"dpcd_ns_every", static_cast<std::int64_t>(d.ns_every)},
@@ -118,7 +119,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
         {"bstep_iterations", r.bstep_iterations},
         {"bstep_flips", r.flips}};
     for (auto& a : provenance_attributes(comm, o.command_line, o.configuration,
-                                         {{"input", o.input}, {"metric", o.metric}, {"labels", o.labels}}))
+                                         {{"input", o.input}, {"metric", to_string(o.metric)}, {"labels", o.labels}}))
       attrs.push_back(std::move(a));
     hash::write_model(comm, o.output, m, db, r.objective, attrs);
   });
@@ -129,8 +130,8 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
         "lsgl hash train: %lld samples x %lld columns, %s features (dim %lld), %d bits, loss %s, "
         "B-solver %s\n",
         static_cast<long long>(s.n), static_cast<long long>(s.d),
-        hash::to_string(o.train.features).c_str(), static_cast<long long>(s.dim), m.bits,
-        hash::to_string(m.loss).c_str(), hash::to_string(m.solver).c_str());
+        name_of(o.train.features), static_cast<long long>(s.dim), m.bits, name_of(m.loss),
+        name_of(m.solver));
     std::printf("  loss after each alternation:");
     const std::size_t na = r.objective.size();
     for (std::size_t i = 0; i < na; ++i) {
@@ -155,10 +156,15 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
 namespace {
 
 // Collective. The --metric a model was trained with (models written before it: euclidean).
-std::string model_metric(MPI_Comm comm, const std::string& path) {
+Metric model_metric(MPI_Comm comm, const std::string& path) {
   const h5::File f = h5::open_read(comm, path);
-  return h5::has_attr(f, "/hash", "metric") ? h5::get_attr_string(f, "/hash", "metric")
-                                            : std::string("euclidean");
+  if (!h5::has_attr(f, "/hash", "metric")) return Metric::kEuclidean;
+  const std::string name = h5::get_attr_string(f, "/hash", "metric");
+  const std::optional<Metric> metric = value_named<Metric>(name);
+  collective_check(comm, metric.has_value(),
+                   "'" + path + "': unknown /hash metric '" + name + "' (expected " +
+                       names_list<Metric>() + ")");
+  return *metric;
 }
 
 }  // namespace
@@ -173,7 +179,7 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   collective_check(comm, o.per_class == 0 || !o.labels.empty(), "--per-class needs --labels");
   collective_check(comm, o.per_class >= 0, "--per-class must be >= 0");
   const hash::Model m = hash::read_model(comm, o.model);
-  const std::string metric = model_metric(comm, o.model);
+  const Metric metric = model_metric(comm, o.model);
   LocalRows rows;
   std::vector<std::int64_t> raw;
   timed_phase(comm, "read", talk, [&] {
@@ -227,9 +233,9 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   });
   s.rows = block.n;
   timed_phase(comm, "write", talk, [&] {
-    Attributes attrs = {{"loss", hash::to_string(m.loss)},
-                        {"solver", hash::to_string(m.solver)},
-                        {"features", hash::to_string(m.features.kind)},
+    Attributes attrs = {{"loss", to_string(m.loss)},
+                        {"solver", to_string(m.solver)},
+                        {"features", to_string(m.features.kind)},
                         {"encode_seconds", s.t_encode},
                         {"per_class", o.per_class},
                         {"seed", static_cast<std::int64_t>(o.seed)}};

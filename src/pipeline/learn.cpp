@@ -25,8 +25,8 @@ constexpr double kProgressSeconds = 10.0;  // progress lines of the candidate se
 // Rank 0: how the candidate search went (route, cells, ranks searched per query, bytes sent).
 void print_search_report(const SearchReport& r, std::int64_t n) {
   const double share = 100.0 / static_cast<double>(std::max<std::int64_t>(n, 1));
-  std::printf("  engine %s, route %s", r.engine.c_str(), r.route.c_str());
-  if (r.route == "partition") std::printf(" (%d k-means cells)", r.cells);
+  std::printf("  engine %s, route %s", name_of(r.engine), name_of(r.route));
+  if (r.route == AnnRoute::kPartition) std::printf(" (%d k-means cells)", r.cells);
   std::printf(": queries searched 1 / 2 / 3+ ranks' indexes: %.1f%% / %.1f%% / %.1f%%; "
               "at most %.1f MB sent per rank\n",
               share * r.visits[0], share * r.visits[1], share * r.visits[2],
@@ -34,7 +34,7 @@ void print_search_report(const SearchReport& r, std::int64_t n) {
   std::printf("  rows per index     %lld to %lld\n", (long long)r.rows_min, (long long)r.rows_max);
   if (r.auto_rows_per_query >= 0) {
     std::printf("  engine choice      voronoi compared %.0f rows per sampled query (hnsw above "
-                "%.0f): %s\n", r.auto_rows_per_query, r.auto_rows_limit, r.engine.c_str());
+                "%.0f): %s\n", r.auto_rows_per_query, r.auto_rows_limit, name_of(r.engine));
   }
   std::printf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0); "
               "%.2f CPU s on all ranks\n",
@@ -66,10 +66,6 @@ void validate_ranges(MPI_Comm comm, const LearnOptions& o) {
 // Collective. The options every model shares (each model checks its own in make_model);
 // `writes_graph`: the run writes --output (learn, not theta).
 void validate(MPI_Comm comm, const LearnOptions& o, bool writes_graph) {
-  collective_check(comm, o.support == "ann" || o.support == "full",
-                   "unknown --support '" + o.support + "' (expected ann or full)");
-  collective_check(comm, o.order == "locality" || o.order == "input",
-                   "unknown --order '" + o.order + "' (expected locality or input)");
   collective_check(comm, o.k >= 1, "--k must be at least 1 (got " + std::to_string(o.k) + ")");
   collective_check(comm, o.r >= 1.0, "--r must be at least 1");
   collective_check(comm, o.theta >= 0 && o.alpha >= 0 && o.beta >= 0,
@@ -85,11 +81,8 @@ void validate(MPI_Comm comm, const LearnOptions& o, bool writes_graph) {
   collective_check(comm, o.degree_search_tol > 0 && o.degree_search_tol < 1,
                    "--degree-search-tol must be in (0, 1)");
   collective_check(comm, o.solver.step > 0 && o.solver.step < 1, "--step must be in (0, 1)");
-  collective_check(comm, o.solver.solver == "fbf" || o.solver.solver == "fdpg",
-                   "unknown --solver '" + o.solver.solver + "' (expected fbf or fdpg)");
   collective_check(comm, !o.input.empty(), "--input is required");
-  collectively(comm, [&] { check_metric_name(o.metric); });
-  collective_check(comm, o.candidates.empty() || o.support == "ann",
+  collective_check(comm, o.candidates.empty() || o.support == Support::kAnn,
                    "--candidates gives the allowed pairs; it excludes --support full");
   if (writes_graph) {
     collective_check(comm, !o.output.empty(), "--output is required");
@@ -171,7 +164,7 @@ void read_phase(LearnRun& run) {
 // Nodes renumbered in a locality order, except for models that need the node features in node
 // order.
 void order_phase(LearnRun& run) {
-  if (run.o.order != "locality" || run.model->needs_features()) return;
+  if (run.o.order != NodeOrder::kLocality || run.model->needs_features()) return;
   run.s.t_order = timed_phase(run.comm, "order", run.talk,
                               [&] { run.order = locality_order(run.comm, run.data); });
   if (run.talk)
@@ -193,7 +186,7 @@ Candidates read_candidates(LearnRun& run, int m, std::string* note) {
   const std::string check = check_candidate_distances(run.comm, run.data, cand, fo.distance);
   run.s.candidates_per_node = cand.m;
   *note = std::to_string(cand.m) + " candidates per node from '" + o.candidates + "' (" +
-          rep.layout + ", " + fo.distance + " distances" +
+          rep.layout + ", " + to_string(fo.distance) + " distances" +
           (cand.m < m ? "; fewer than round(r*k) = " + std::to_string(m) : std::string()) + ")";
   for (const std::string& extra : {rep.note(), check})
     if (!extra.empty()) *note += "\n  note: " + extra;
@@ -203,7 +196,7 @@ Candidates read_candidates(LearnRun& run, int m, std::string* note) {
 // Collective. Each node's candidate list (full support: every other node, exact search).
 Candidates candidates_phase(LearnRun& run) {
   const LearnOptions& o = run.o;
-  const bool full = o.support == "full";
+  const bool full = o.support == Support::kFull;
   collective_check(run.comm, !full || run.data.n <= kFullSupportMaxNodes,
                    "--support full allows every pair and is limited to n <= " +
                        std::to_string(kFullSupportMaxNodes) + " nodes (got n = " +
@@ -215,7 +208,7 @@ Candidates candidates_phase(LearnRun& run) {
                        std::to_string(run.data.n) + " <= " + std::to_string(m) +
                        (full ? " (every other node)" : " (round(r*k); knn: k)"));
   AnnParams ann = o.ann;
-  if (full) ann.engine = "exact";
+  if (full) ann.engine = AnnEngine::kExact;
   ann.progress_seconds = run.talk ? kProgressSeconds : 0.0;
   Candidates cand;
   std::string file_note;
@@ -267,7 +260,7 @@ void prepare_phase(LearnRun& run, const Candidates& cand) {
 void resume_phase(LearnRun& run) {
   run.s.t_candidates = timed_phase(run.comm, "candidates", run.talk, [&] {
     run.edges = std::make_unique<EdgeSet>(run.model->resume(run.o.resume, &run.s.recall));
-    run.s.search.route = run.s.search.engine = "checkpoint";
+    run.s.search.source = CandidateSource::kCheckpoint;
   });
 }
 
@@ -310,21 +303,21 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
   Attributes a = {
       {"n", s.n},
       {"nnz", nnz},
-      {"model", o.model},
+      {"model", to_string(o.model)},
       {"k_requested", static_cast<std::int64_t>(o.k)},
       {"avg_degree", s.avg_degree},
       {"degree_deviation", s.degree_deviation},
-      {"support", o.support},
+      {"support", to_string(o.support)},
       {"r", o.r},
       {"candidates_per_node", s.candidates_per_node},
       {"allowed_edges", s.allowed_edges},
-      {"ann", o.support == "full"     ? std::string("exact (full support)")
+      {"ann", o.support == Support::kFull ? std::string("exact (full support)")
               : !o.candidates.empty() ? "candidates file " + o.candidates
                                       : o.ann.describe()},
-      {"metric", o.metric},
+      {"metric", to_string(o.metric)},
       {"recall_estimate", s.recall},
-      {"ann_route", s.search.route},
-      {"ann_engine", s.search.engine},
+      {"ann_route", s.search.route_name()},
+      {"ann_engine", s.search.engine_name()},
       {"ann_auto_rows_per_query", s.search.auto_rows_per_query},
       {"ann_cells", static_cast<std::int64_t>(s.search.cells)},
       {"ann_queries_1_rank", s.search.visits[0]},
@@ -333,7 +326,7 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
       {"ann_bytes_sent_max", s.search.bytes_sent_max},
       {"ann_cpu_seconds", s.search.cpu_seconds},
       {"prune_threshold", run.model->threshold()},
-      {"order", std::string(run.order.input.empty() ? "input" : "locality")},
+      {"order", to_string(run.order.input.empty() ? NodeOrder::kInput : NodeOrder::kLocality)},
       {"seconds_read", s.t_read},
       {"seconds_order", s.t_order},
       {"seconds_candidates", s.t_candidates},
@@ -368,7 +361,7 @@ void print_summary(const LearnRun& run) {
   const LearnOptions& o = run.o;
   const Model& model = *run.model;
   std::printf("\nsummary\n");
-  std::printf("  model              %s\n", o.model.c_str());
+  std::printf("  model              %s\n", name_of(o.model));
   std::printf("  nodes              %lld (d = %lld)\n", (long long)s.n, (long long)s.d);
   std::printf("  edges              %lld of %lld allowed\n", (long long)s.edges,
               (long long)s.allowed_edges);
@@ -377,7 +370,7 @@ void print_summary(const LearnRun& run) {
   model.print_summary();
   if (s.recall >= 0) std::printf("  candidate recall   %.3f (estimated)\n", s.recall);
   std::printf("  isolated nodes     %lld\n", (long long)s.isolated_nodes);
-  if (o.support != "full" && model.iterative() && s.saturated_nodes * 10 > s.n)
+  if (o.support != Support::kFull && model.iterative() && s.saturated_nodes * 10 > s.n)
     std::printf("  warning: %lld nodes kept all their allowed edges: increase --r\n",
                 (long long)s.saturated_nodes);
   if (model.iterative() && s.learn_bandwidth > 0)

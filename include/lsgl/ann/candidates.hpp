@@ -13,15 +13,37 @@
 #include <vector>
 
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
+// hnsw, flann (randomised kd-trees), voronoi (exact, k-means cells within each rank), exact
+// (brute force) or auto (voronoi where a sample of queries shows that its cells prune the
+// search, hnsw otherwise; the same choice on every rank).
+enum class AnnEngine { kAuto, kHnsw, kFlann, kVoronoi, kExact };
+inline constexpr Named<AnnEngine> kAnnEngineNames[] = {{AnnEngine::kAuto, "auto"},
+                                                       {AnnEngine::kHnsw, "hnsw"},
+                                                       {AnnEngine::kFlann, "flann"},
+                                                       {AnnEngine::kVoronoi, "voronoi"},
+                                                       {AnnEngine::kExact, "exact"}};
+constexpr const auto& names(AnnEngine) { return kAnnEngineNames; }
+
+enum class AnnRoute { kPartition, kRing };
+inline constexpr Named<AnnRoute> kAnnRouteNames[] = {{AnnRoute::kPartition, "partition"},
+                                                     {AnnRoute::kRing, "ring"}};
+constexpr const auto& names(AnnRoute) { return kAnnRouteNames; }
+
+// Where candidate lists came from: a search, a file (lsgl learn --candidates) or a checkpoint.
+enum class CandidateSource { kSearch, kFile, kCheckpoint };
+inline constexpr Named<CandidateSource> kCandidateSourceNames[] = {
+    {CandidateSource::kSearch, "search"},
+    {CandidateSource::kFile, "file"},
+    {CandidateSource::kCheckpoint, "checkpoint"}};
+constexpr const auto& names(CandidateSource) { return kCandidateSourceNames; }
+
 struct AnnParams {
-  // "hnsw", "flann" (randomised kd-trees), "voronoi" (exact, k-means cells within each rank),
-  // "exact" (brute force) or "auto" (voronoi where a sample of queries shows that its cells
-  // prune the search, hnsw otherwise; the same choice on every rank)
-  std::string engine = "auto";
-  std::string route = "partition";  // "partition" or "ring"
+  AnnEngine engine = AnnEngine::kAuto;
+  AnnRoute route = AnnRoute::kPartition;
   int cells_per_rank = 16;          // partition: k-means cells per rank
   int threads = 1;                  // threads per rank for index build and search
   double progress_seconds = 0;      // rank 0 prints the share of queries searched this often
@@ -47,8 +69,9 @@ struct AnnParams {
 
 // What the search did, the same on every rank.
 struct SearchReport {
-  std::string route;
-  std::string engine;                  // the engine used ("auto" resolved)
+  CandidateSource source = CandidateSource::kSearch;  // route and engine tell a search only
+  AnnRoute route = AnnRoute::kPartition;
+  AnnEngine engine = AnnEngine::kAuto;  // the engine used (auto resolved)
   // "auto": rows the voronoi engine compared per sampled query, and the limit above which
   // hnsw was chosen (-1: no choice made)
   double auto_rows_per_query = -1, auto_rows_limit = -1;
@@ -59,6 +82,10 @@ struct SearchReport {
   std::int64_t bytes_sent_total = 0;
   double seconds_cells = 0, seconds_index = 0, seconds_search = 0;  // rank 0's phases
   double cpu_seconds = 0;              // CPU time of the search summed over ranks and threads
+  // The route and engine as the output names them ("file" or "checkpoint" for both when the
+  // lists were not searched).
+  std::string route_name() const;
+  std::string engine_name() const;
 };
 
 // m neighbours for each local row, sorted ascending by (dist, global index).

@@ -103,6 +103,15 @@ inline std::int64_t swap_gain(std::int64_t wx_i, std::int64_t wx_j, std::int64_t
   return 2 * (wx_j - wx_i - w_ij);
 }
 
+// An initial set of DPCD for dense subgraphs: degree (top k by weighted degree), feige, peel, or
+// tpower (the truncated power method from the degree set).
+enum class InitialSet { kDegree, kFeige, kPeel, kTpower };
+inline constexpr Named<InitialSet> kInitialSetNames[] = {{InitialSet::kDegree, "degree"},
+                                                         {InitialSet::kFeige, "feige"},
+                                                         {InitialSet::kPeel, "peel"},
+                                                         {InitialSet::kTpower, "tpower"}};
+constexpr const auto& names(InitialSet) { return kInitialSetNames; }
+
 // Options of `lsgl densest --method dpcd`.
 struct DensestDpcdOptions {
   // The neighbourhood search looks at 16 candidates per side and may take up to 10 zero-gain
@@ -113,9 +122,9 @@ struct DensestDpcdOptions {
     dpcd.ns_plateau = 10;
   }
   Options dpcd;
-  // Initial sets tried, best x^T W x kept (ties: first listed): any of degree, feige, peel,
-  // tpower.
-  std::vector<std::string> init = {"degree", "feige", "peel", "tpower"};
+  // Initial sets tried, best x^T W x kept (ties: first listed).
+  std::vector<InitialSet> init = {InitialSet::kDegree, InitialSet::kFeige, InitialSet::kPeel,
+                                  InitialSet::kTpower};
   // Iterations of the truncated power method (from the top-k by degree) for the tpower set.
   int tpower_iterations = 20;
   // false: DPCD from the densest initial set only; true: DPCD from each, the densest result kept
@@ -126,16 +135,16 @@ struct DensestDpcdOptions {
 struct DensestDpcdResult {
   std::vector<std::int64_t> members;  // this rank's members, sorted
   Report report;
-  std::string init_used;
+  std::string init_used;       // the name of the initial set kept
   double init_density = 0.0;
   double init_seconds = 0.0;   // computing and comparing the initial sets
   double dpcd_seconds = 0.0;   // the DPCD iterations
 };
 
-// Collective. The best of the named initial sets (see initial_set) by x^T W x; ties: the
+// Collective. The best of the initial sets `sets` (see initial_set) by x^T W x; ties: the
 // first listed. Sets *used to its name and *density to its density.
 std::vector<std::int64_t> best_initial_set(const FixedPointGraph& g, std::int64_t k,
-                                           const std::vector<std::string>& names,
+                                           const std::vector<InitialSet>& sets,
                                            int tpower_iterations, std::string* used,
                                            double* density);
 
@@ -143,10 +152,9 @@ std::vector<std::int64_t> best_initial_set(const FixedPointGraph& g, std::int64_
 DensestDpcdResult dpcd_from(const FixedPointGraph& g, const std::vector<std::int64_t>& init,
                             const Options& o);
 
-// Collective. The named initial set: degree (top k by weighted degree), feige, peel, or tpower
-// (the truncated power method from the degree set, `tpower_iterations` iterations at most).
-std::vector<std::int64_t> initial_set(const FixedPointGraph& g, std::int64_t k,
-                                      const std::string& name, int tpower_iterations);
+// Collective. The initial set `set` (tpower: `tpower_iterations` iterations at most).
+std::vector<std::int64_t> initial_set(const FixedPointGraph& g, std::int64_t k, InitialSet set,
+                                      int tpower_iterations);
 
 // Collective. best_initial_set then dpcd_from, or (from_each) dpcd_from every initial set.
 DensestDpcdResult dpcd_densest(const FixedPointGraph& g, std::int64_t k,

@@ -22,24 +22,42 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/util/names.hpp"
+
 namespace lsgl::dpcd {
 
 enum class Domain { kFree, kFixedCount };            // Omega_{-1}, Omega_r
 // L0 + eps, [DPCD] eq. 7, or (our addition) coordinate-wise constants L_i + eps from the problem
 // (Problem::coordinate_lipschitz): coordinate i is principal when flipping it alone lowers f.
 enum class ThresholdRule { kLipschitz, kAdaptive, kCoordinate };
+inline constexpr Named<ThresholdRule> kThresholdRuleNames[] = {
+    {ThresholdRule::kAdaptive, "adaptive"},
+    {ThresholdRule::kLipschitz, "lipschitz"},
+    {ThresholdRule::kCoordinate, "coordinate"}};
+constexpr const auto& names(ThresholdRule) { return kThresholdRuleNames; }
 // Omega_r: c subtracted from g before eq. 7. kSplit: midway between the r-th and (r+1)-th
 // smallest entries of g (r = number of +1 entries), i.e. the value that separates the r
 // coordinates the linear surrogate wants at +1 from the others.
 enum class Centre { kNone, kMean, kMedian, kSplit };
+inline constexpr Named<Centre> kCentreNames[] = {{Centre::kNone, "none"},
+                                                 {Centre::kMean, "mean"},
+                                                 {Centre::kMedian, "median"},
+                                                 {Centre::kSplit, "split"}};
+constexpr const auto& names(Centre) { return kCentreNames; }
 // kAll: eq. 7 over all n entries ([DPCD]'s wording). kEligible: L1 over the positive centred
 // entries at x = +1 only, L2 over the negative ones at x = -1 only (the entries that can move).
 enum class Scope { kAll, kEligible };
+inline constexpr Named<Scope> kScopeNames[] = {{Scope::kAll, "all"}, {Scope::kEligible, "eligible"}};
+constexpr const auto& names(Scope) { return kScopeNames; }
 // After an adaptive update that raised f (or, with strict, did not lower it): undo it, then
 // kHalve: retry with the half of the flips (pairs on Omega_r) of largest |g|, until f decreases
 // or nothing is left; kLipschitz: retry once with L0 + eps thresholds (needs L0; else halve);
 // kNone: keep the update anyway (no safeguard).
 enum class Fallback { kHalve, kLipschitz, kNone };
+inline constexpr Named<Fallback> kFallbackNames[] = {{Fallback::kHalve, "halve"},
+                                                     {Fallback::kLipschitz, "lipschitz"},
+                                                     {Fallback::kNone, "none"}};
+constexpr const auto& names(Fallback) { return kFallbackNames; }
 
 struct Options {
   Domain domain = Domain::kFixedCount;
@@ -131,15 +149,5 @@ Report minimize(Problem& p, const Options& o, const IterationHook& hook = {});
 std::vector<std::int8_t> surrogate_minimizer(const std::vector<std::int8_t>& x,
                                              const std::vector<double>& g, double L,
                                              Domain domain);
-
-// Parsing helpers for the command line (throw std::invalid_argument on unknown names).
-Centre parse_centre(const std::string& s);
-Scope parse_scope(const std::string& s);
-Fallback parse_fallback(const std::string& s);
-ThresholdRule parse_thresholds(const std::string& s);
-std::string to_string(Centre c);
-std::string to_string(Scope s);
-std::string to_string(Fallback f);
-std::string to_string(ThresholdRule t);
 
 }  // namespace lsgl::dpcd

@@ -8,6 +8,7 @@
 
 #include "lsgl/graph/csr_ghosts.hpp"
 #include "lsgl/graph/local_csr.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
@@ -28,9 +29,12 @@ class PetscMatrix {
 };
 
 enum class LaplacianKind {
-  combinatorial,  // L = D - W
-  normalized,     // L = I - D^-1/2 W D^-1/2 (row and column of an isolated node: 0)
+  kCombinatorial,  // L = D - W
+  kNormalized,     // L = I - D^-1/2 W D^-1/2 (row and column of an isolated node: 0)
 };
+inline constexpr Named<LaplacianKind> kLaplacianKindNames[] = {
+    {LaplacianKind::kCombinatorial, "combinatorial"}, {LaplacianKind::kNormalized, "normalized"}};
+constexpr const auto& names(LaplacianKind) { return kLaplacianKindNames; }
 
 // Collective. The Laplacian of `m`. With `fixed` (one flag per local row), the rows and columns
 // of the flagged nodes are replaced by `fixed_diagonal` times those of the identity (the others

@@ -26,7 +26,7 @@ namespace lsgl {
 
 struct EmbeddingParams {
   int vectors = 2;  // m
-  LaplacianKind kind = LaplacianKind::combinatorial;
+  LaplacianKind kind = LaplacianKind::kCombinatorial;
   double tol = 1e-8;       // SLEPc tolerance on ||L v - lambda v|| / ||L|| (EPS_CONV_NORM)
   int max_iterations = 0;  // 0: SLEPc's default
 };
@@ -56,8 +56,5 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
 // infinite value is refused on every rank before anything is written.
 void write_embedding(MPI_Comm comm, const std::string& path, const Embedding& e, const LocalCsr& m,
                      const std::string& graph, LaplacianKind kind, const Attributes& file_attrs);
-
-// Local. "combinatorial" or "normalized".
-const char* laplacian_name(LaplacianKind kind);
 
 }  // namespace lsgl

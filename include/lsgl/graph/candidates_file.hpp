@@ -22,13 +22,22 @@
 
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
+
+// What the file's distances are (see above).
+enum class CandidateDistance { kSquared, kEuclidean, kCosine };
+inline constexpr Named<CandidateDistance> kCandidateDistanceNames[] = {
+    {CandidateDistance::kSquared, "squared"},
+    {CandidateDistance::kEuclidean, "euclidean"},
+    {CandidateDistance::kCosine, "cosine"}};
+constexpr const auto& names(CandidateDistance) { return kCandidateDistanceNames; }
 
 struct CandidatesFileOptions {
   std::string indices = "/indices";      // lists layout: the ids dataset
   std::string distances = "/distances";  // lists layout: the distances dataset
-  std::string distance = "squared";      // squared | euclidean | cosine (see above)
+  CandidateDistance distance = CandidateDistance::kSquared;
   int max_m = 0;                         // keep at most this many per node (0: no limit)
   std::int64_t n = 0;                    // > 0: the file must hold lists for n nodes (the data's)
 };
@@ -57,6 +66,6 @@ Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
 // choice. Throws CollectiveError when the declared choice matches fewer than half of the pairs
 // and another matches at least 90% (naming it); returns a note when none matches, else "".
 std::string check_candidate_distances(MPI_Comm comm, const LocalRows& data, const Candidates& cand,
-                                      const std::string& distance, int sample = 2000);
+                                      CandidateDistance distance, int sample = 2000);
 
 }  // namespace lsgl

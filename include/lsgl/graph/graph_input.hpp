@@ -33,22 +33,28 @@
 
 #include "lsgl/graph/local_csr.hpp"
 #include "lsgl/graph/symmetrize.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
 enum class SymmetryPolicy { kSymmetrise, kRequire };
+inline constexpr Named<SymmetryPolicy> kSymmetryPolicyNames[] = {
+    {SymmetryPolicy::kSymmetrise, "symmetrise"}, {SymmetryPolicy::kRequire, "require"}};
+constexpr const auto& names(SymmetryPolicy) { return kSymmetryPolicyNames; }
+
+// kAuto: from the file's first bytes.
+enum class GraphFormat { kAuto, kHdf5, kEdgeList, kMtx };
+inline constexpr Named<GraphFormat> kGraphFormatNames[] = {{GraphFormat::kAuto, "auto"},
+                                                           {GraphFormat::kHdf5, "hdf5"},
+                                                           {GraphFormat::kEdgeList, "edgelist"},
+                                                           {GraphFormat::kMtx, "mtx"}};
+constexpr const auto& names(GraphFormat) { return kGraphFormatNames; }
 
 struct GraphInputOptions {
-  std::string format = "auto";  // auto | hdf5 | edgelist | mtx
+  GraphFormat format = GraphFormat::kAuto;
   DuplicateRule duplicates = DuplicateRule::kSum;
   SymmetryPolicy symmetry = SymmetryPolicy::kSymmetrise;
 };
-
-// Local. The policy named `name` (symmetrise or require); std::invalid_argument otherwise.
-SymmetryPolicy parse_symmetry_policy(const std::string& name);
-
-// Local. The duplicate rule named `name` (sum or max); std::invalid_argument otherwise.
-DuplicateRule parse_duplicate_rule(const std::string& name);
 
 // Collective. Reads `path` (see above). `report` may be null.
 LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInputOptions& opt,

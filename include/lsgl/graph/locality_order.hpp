@@ -18,8 +18,16 @@
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
+
+// --order: locality (renumber the nodes by the locality order below, when it is more local than
+// the input order) or input (keep the input order).
+enum class NodeOrder { kLocality, kInput };
+inline constexpr Named<NodeOrder> kNodeOrderNames[] = {{NodeOrder::kLocality, "locality"},
+                                                       {NodeOrder::kInput, "input"}};
+constexpr const auto& names(NodeOrder) { return kNodeOrderNames; }
 
 // How often a sampled row's nearest sampled row falls in the same of 16 equal blocks, under the
 // input order and under the locality order.

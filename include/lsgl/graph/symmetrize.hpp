@@ -14,10 +14,14 @@
 
 #include "lsgl/graph/local_csr.hpp"
 #include "lsgl/graph/text_graph.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
 enum class DuplicateRule { kSum, kMax };
+inline constexpr Named<DuplicateRule> kDuplicateRuleNames[] = {{DuplicateRule::kSum, "sum"},
+                                                               {DuplicateRule::kMax, "max"}};
+constexpr const auto& names(DuplicateRule) { return kDuplicateRuleNames; }
 
 // What reading found; identical on every rank.
 struct GraphInputReport {

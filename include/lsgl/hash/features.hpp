@@ -11,12 +11,14 @@
 #include "lsgl/hash/chunked.hpp"
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/util/dense.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl::hash {
 
 enum class FeatureKind { kRaw, kRbf };
-FeatureKind parse_features(const std::string& s);  // "raw" or "rbf"; throws invalid_argument
-std::string to_string(FeatureKind k);
+inline constexpr Named<FeatureKind> kFeatureKindNames[] = {{FeatureKind::kRaw, "raw"},
+                                                           {FeatureKind::kRbf, "rbf"}};
+constexpr const auto& names(FeatureKind) { return kFeatureKindNames; }
 
 struct FeatureMap {
   FeatureKind kind = FeatureKind::kRbf;

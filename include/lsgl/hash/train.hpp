@@ -17,13 +17,14 @@
 namespace lsgl::hash {
 
 enum class Loss { kSdh, kItq };
+inline constexpr Named<Loss> kLossNames[] = {{Loss::kSdh, "sdh"}, {Loss::kItq, "itq"}};
+constexpr const auto& names(Loss) { return kLossNames; }
 // B-step solvers: dpcd ([DPCD]), dcc (SDH's discrete cyclic coordinate descent; SDH loss
 // only), sign (ITQ's b = sgn(V R); ITQ loss only).
 enum class BSolver { kDpcd, kDcc, kSign };
-Loss parse_loss(const std::string& s);
-BSolver parse_solver(const std::string& s);
-std::string to_string(Loss l);
-std::string to_string(BSolver s);
+inline constexpr Named<BSolver> kBSolverNames[] = {
+    {BSolver::kDpcd, "dpcd"}, {BSolver::kDcc, "dcc"}, {BSolver::kSign, "sign"}};
+constexpr const auto& names(BSolver) { return kBSolverNames; }
 
 // Longest code length (bits) that training and the files accept.
 constexpr int kMaxBits = 1024;

@@ -25,7 +25,7 @@ struct LocalRows {
 // number of ranks: the sum over rows of a hash of (row index, row bytes), modulo 2^64.
 std::uint64_t fingerprint(MPI_Comm comm, const LocalRows& data);
 
-enum class DataFormat { hdf5, npy, idx };
+enum class DataFormat { kHdf5, kNpy, kIdx };
 
 // Format from the file name: .h5/.hdf5/.he5/.h5ad (AnnData) -> hdf5, .npy -> npy, anything
 // containing "idx" or "-ubyte" (optionally .gz) -> idx. Throws CollectiveError-compatible

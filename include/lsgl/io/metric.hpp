@@ -5,18 +5,19 @@
 // cosine similarity (and of inner product on the normalised rows).
 #include <mpi.h>
 
-#include <string>
-
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
-// Local. Throws std::invalid_argument unless `metric` is "euclidean" or "cosine".
-void check_metric_name(const std::string& metric);
+enum class Metric { kEuclidean, kCosine };
+inline constexpr Named<Metric> kMetricNames[] = {{Metric::kEuclidean, "euclidean"},
+                                                 {Metric::kCosine, "cosine"}};
+constexpr const auto& names(Metric) { return kMetricNames; }
 
-// Collective. Applies `metric` to the rows read: "euclidean" leaves them, "cosine" scales each
-// row to unit norm (in double, stored as float). A zero row has no direction: CollectiveError
-// on every rank naming the first such row.
-void apply_metric(MPI_Comm comm, LocalRows& data, const std::string& metric);
+// Collective. Applies `metric` to the rows read: euclidean leaves them, cosine scales each row
+// to unit norm (in double, stored as float). A zero row has no direction: CollectiveError on
+// every rank naming the first such row.
+void apply_metric(MPI_Comm comm, LocalRows& data, Metric metric);
 
 }  // namespace lsgl

@@ -30,14 +30,14 @@ class MemorySource : public ByteSource {
 };
 
 // Element types of raw (.npy / IDX) arrays; `other` = present in the file but unsupported.
-enum class Elem { u8, i32, i64, f32, f64, other };
+enum class Elem { kU8, kI32, kI64, kF32, kF64, kOther };
 
 std::size_t elem_bytes(Elem e);
 
 // A raw array after a header: element type (and its name in the file), shape, and the byte
 // offset of element 0.
 struct RawArray {
-  Elem elem = Elem::other;
+  Elem elem = Elem::kOther;
   std::string type;  // "'<f4'" for .npy, "0x08 (unsigned byte)" for IDX
   std::vector<std::int64_t> shape;
   std::int64_t data_offset = 0;

@@ -15,8 +15,9 @@
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/dataset.hpp"
-#include "lsgl/learn/solver.hpp"
 #include "lsgl/learn/options.hpp"
+#include "lsgl/learn/solver.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
@@ -34,7 +35,7 @@ class Model {
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
-  const std::string& name() const { return o_.model; }
+  ModelKind kind() const { return o_.model; }
   // Local. Candidates per node of a search over n nodes: round(r * k), every other node with
   // --support full.
   virtual int candidates_per_node(std::int64_t n) const;

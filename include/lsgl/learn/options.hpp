@@ -6,24 +6,42 @@
 
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/graph/candidates_file.hpp"
+#include "lsgl/graph/locality_order.hpp"
+#include "lsgl/io/metric.hpp"
 #include "lsgl/learn/solver.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
+
+// --model: log ([KP19] eq. 5, the default), l2 ([KP19] eq. 4), hard and soft (Daitch et al.
+// 2009, [KP19] eq. 22, 23) or knn (Gaussian-weighted k-NN graph).
+enum class ModelKind { kLog, kL2, kHard, kSoft, kKnn };
+inline constexpr Named<ModelKind> kModelKindNames[] = {{ModelKind::kLog, "log"},
+                                                       {ModelKind::kL2, "l2"},
+                                                       {ModelKind::kHard, "hard"},
+                                                       {ModelKind::kSoft, "soft"},
+                                                       {ModelKind::kKnn, "knn"}};
+constexpr const auto& names(ModelKind) { return kModelKindNames; }
+
+// --support: ann (each node's round(r*k) candidates, knn: k) or full (every pair).
+enum class Support { kAnn, kFull };
+inline constexpr Named<Support> kSupportNames[] = {{Support::kAnn, "ann"}, {Support::kFull, "full"}};
+constexpr const auto& names(Support) { return kSupportNames; }
 
 // --support full: every pair is allowed (exact search of all n - 1 neighbours), O(n^2) memory and
 // time, so it is refused above this many nodes.
 constexpr std::int64_t kFullSupportMaxNodes = 5000;
 
 struct LearnOptions {
-  std::string model = "log";  // log, l2, hard, soft or knn
-  std::string support = "ann";  // ann: each node's r*k (knn: k) candidates; full: all pairs
-  std::string order = "locality";  // locality: rows renumbered internally (graph/locality_order); input
+  ModelKind model = ModelKind::kLog;
+  Support support = Support::kAnn;
+  NodeOrder order = NodeOrder::kLocality;  // locality: rows renumbered internally
   double sigma = 0.0;    // knn: kernel width (0: sigma^2 = mean k-th neighbour squared distance)
   double mu = 0.0;       // soft: penalty weight (0: mean squared feature distance of allowed edges)
   int project_dim = 0;   // hard, soft: project the features to this many dimensions (0: keep)
   std::string input;
   std::string dataset = "/X";
-  std::string metric = "euclidean";  // cosine: rows scaled to unit norm first (io/metric.hpp)
+  Metric metric = Metric::kEuclidean;  // cosine: rows scaled to unit norm first
   // --candidates: neighbour lists read from this file instead of searched (max_m is set to the
   // candidates per node of the model).
   std::string candidates;

@@ -6,15 +6,22 @@
 #include <csignal>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
+// The log model's solvers: fbf (forward-backward-forward, the reference) or fdpg (FISTA on the
+// dual, lsgl learn's default).
+enum class SolverKind { kFbf, kFdpg };
+inline constexpr Named<SolverKind> kSolverKindNames[] = {{SolverKind::kFbf, "fbf"},
+                                                         {SolverKind::kFdpg, "fdpg"}};
+constexpr const auto& names(SolverKind) { return kSolverKindNames; }
+
 struct SolverParams {
-  std::string solver = "fbf";  // fbf (reference) or fdpg (lsgl learn's default)
+  SolverKind solver = SolverKind::kFbf;
   // fbf: on the relative change of primal and dual variables; fdpg: on the relative change of
   // the dual and the KKT residual ||lambda .* (S w) - 1|| / sqrt(n)
   double tol = 1e-5;

@@ -3,25 +3,35 @@
 // other tools load (graph_export.hpp) or as lsgl's HDF5 graph; a summary line on rank 0.
 #include <mpi.h>
 
+#include <optional>
 #include <string>
 
 #include "lsgl/graph/graph_input.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
+
+// --to: Matrix Market, an edge list, scipy's .npz or lsgl's HDF5 graph.
+enum class ExportFormat { kMtx, kEdgeList, kNpz, kHdf5 };
+inline constexpr Named<ExportFormat> kExportFormatNames[] = {{ExportFormat::kMtx, "mtx"},
+                                                             {ExportFormat::kEdgeList, "edgelist"},
+                                                             {ExportFormat::kNpz, "npz"},
+                                                             {ExportFormat::kHdf5, "hdf5"}};
+constexpr const auto& names(ExportFormat) { return kExportFormatNames; }
 
 struct ConvertOptions {
   std::string graph;             // input graph
   GraphInputOptions input;
   std::string output;
-  std::string to;                // mtx | edgelist | npz | hdf5; empty: from the output's name
+  std::optional<ExportFormat> to;  // none: from the output's name
   bool quiet = false;
   std::string command_line;
   std::string configuration;
 };
 
-// Local. The output format named by `to`, or guessed from `output` (.mtx, .npz, .h5/.hdf5,
-// .txt/.edges/.edgelist/.tsv) when `to` is empty; throws std::invalid_argument otherwise.
-std::string convert_target(const std::string& to, const std::string& output);
+// Local. `to`, or the format guessed from `output` (.mtx, .npz, .h5/.hdf5,
+// .txt/.edges/.edgelist/.tsv) when `to` is none; throws std::invalid_argument otherwise.
+ExportFormat convert_target(std::optional<ExportFormat> to, const std::string& output);
 
 // Collective. Reads the graph, writes it (atomically), returns the input report. Throws
 // CollectiveError on bad input, an unknown format or an unwritable output.

@@ -9,20 +9,38 @@
 
 #include "lsgl/dpcd/dense_subgraph.hpp"
 #include "lsgl/graph/graph_input.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
+
+// --method: dpcd (discrete principal coordinate descent), peel (greedy peeling), ravi (greedy
+// growth from the heaviest edge), feige (top k/2 by degree plus best outsiders) or tpower
+// (truncated power method).
+enum class DensestMethod { kDpcd, kPeel, kRavi, kFeige, kTpower };
+inline constexpr Named<DensestMethod> kDensestMethodNames[] = {{DensestMethod::kDpcd, "dpcd"},
+                                                               {DensestMethod::kPeel, "peel"},
+                                                               {DensestMethod::kRavi, "ravi"},
+                                                               {DensestMethod::kFeige, "feige"},
+                                                               {DensestMethod::kTpower, "tpower"}};
+constexpr const auto& names(DensestMethod) { return kDensestMethodNames; }
+
+// --output-format: hdf5 (/subgraph/nodes and attributes) or text (node ids, one per line).
+enum class SubgraphFormat { kHdf5, kText };
+inline constexpr Named<SubgraphFormat> kSubgraphFormatNames[] = {{SubgraphFormat::kHdf5, "hdf5"},
+                                                                 {SubgraphFormat::kText, "text"}};
+constexpr const auto& names(SubgraphFormat) { return kSubgraphFormatNames; }
 
 struct DensestOptions {
   std::string graph;
   GraphInputOptions input;
   std::int64_t k = 0;                    // run_method: the size
-  std::string method = "dpcd";          // run_method: dpcd | peel | ravi | feige | tpower
+  DensestMethod method = DensestMethod::kDpcd;  // run_method: the method
   // run_densest: every (size, method) pair is run on the graph read once; a file is written
   // only when there is exactly one pair.
   std::vector<std::int64_t> sizes;
-  std::vector<std::string> methods = {"dpcd"};
+  std::vector<DensestMethod> methods = {DensestMethod::kDpcd};
   std::string output;                    // empty: no file
-  std::string output_format = "hdf5";    // hdf5 | text
+  SubgraphFormat output_format = SubgraphFormat::kHdf5;
   dpcd::DensestDpcdOptions dpcd;
   int tpower_max_iterations = 100;
   bool quiet = false;
@@ -31,7 +49,7 @@ struct DensestOptions {
 };
 
 struct DensestSummary {
-  std::string method;
+  DensestMethod method = DensestMethod::kDpcd;
   std::string init_used;                 // dpcd: the initial set kept; tpower: "degree"
   dpcd::SubgraphStats stats;
   std::vector<std::int64_t> members;     // this rank's members, sorted global ids
@@ -45,8 +63,7 @@ struct DensestSummary {
 
 // Collective. Reads the graph, runs every (size, method) pair, writes the output for a single
 // pair, prints a summary line per pair on rank 0. Throws CollectiveError on bad input
-// (unreadable or malformed graph, k < 1 or k > n, negative weights, unknown method, unwritable
-// output).
+// (unreadable or malformed graph, k < 1 or k > n, negative weights, unwritable output).
 std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& o);
 
 // Collective. Runs one method on an already loaded graph (for tests and benchmarks); fills

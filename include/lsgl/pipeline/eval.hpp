@@ -22,7 +22,7 @@ namespace lsgl {
 struct EvalOptions {
   std::string graph;  // graph file: HDF5 (the output contract of `lsgl learn`), edge list or mtx
   // The reader's options; eval's policy: refuse asymmetric input (graph_input.hpp).
-  GraphInputOptions input{"auto", DuplicateRule::kSum, SymmetryPolicy::kRequire};
+  GraphInputOptions input{GraphFormat::kAuto, DuplicateRule::kSum, SymmetryPolicy::kRequire};
   std::string labels;                      // optional: IDX, .npy or HDF5 labels, one per node
   std::string labels_dataset = "/labels";  // HDF5 dataset of the labels
   int max_classes = 256;
@@ -51,7 +51,7 @@ struct EvalReport {
   DiameterResult diameter;
   bool has_embedding = false;
   std::string embedding_path;
-  LaplacianKind embedding_kind = LaplacianKind::combinatorial;
+  LaplacianKind embedding_kind = LaplacianKind::kCombinatorial;
   std::vector<double> eigenvalues, eigen_residuals;
   std::string eigen_solver;
   int eigen_iterations = 0;

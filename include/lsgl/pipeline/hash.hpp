@@ -9,12 +9,13 @@
 
 #include "lsgl/hash/retrieval.hpp"
 #include "lsgl/hash/train.hpp"
+#include "lsgl/io/metric.hpp"
 
 namespace lsgl {
 
 struct HashTrainOptions {
   std::string input, dataset = "/X";
-  std::string metric = "euclidean";  // cosine: rows scaled to unit norm (stored in the model)
+  Metric metric = Metric::kEuclidean;  // cosine: rows scaled to unit norm (stored in the model)
   std::string labels, labels_dataset = "/labels";  // required for --loss sdh
   std::string output;
   hash::TrainOptions train;

@@ -18,7 +18,7 @@ namespace lsgl {
 
 // What the run measured, for the summary and for callers (tests, benchmarks).
 struct LearnSummary {
-  std::string model = "log";
+  ModelKind model = ModelKind::kLog;
   std::int64_t n = 0, d = 0;
   std::int64_t candidates_per_node = 0;
   std::int64_t allowed_edges = 0;

@@ -15,7 +15,7 @@ namespace {
 
 class DaitchModel : public Model {
  public:
-  DaitchModel(MPI_Comm comm, const LearnOptions& o) : Model(comm, o), soft_(o.model == "soft") {
+  DaitchModel(MPI_Comm comm, const LearnOptions& o) : Model(comm, o), soft_(o.model == ModelKind::kSoft) {
     refuse_foreign_options(soft_ ? std::vector<std::string>{"mu", "project-dim"}
                                  : std::vector<std::string>{"project-dim"});
   }

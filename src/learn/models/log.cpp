@@ -98,7 +98,7 @@ class LogModel : public Model {
     a.emplace_back("alpha", alpha_);
     a.emplace_back("beta", beta_);
     a.emplace_back("delta", delta_);
-    a.emplace_back("solver", o_.solver.solver);
+    a.emplace_back("solver", to_string(o_.solver.solver));
     a.emplace_back("iterations", static_cast<std::int64_t>(report_.iterations));
     a.emplace_back("converged", static_cast<std::int64_t>(report_.converged ? 1 : 0));
     a.emplace_back("rel_change_primal", report_.rel_change_primal);
@@ -117,7 +117,7 @@ class LogModel : public Model {
   }
 
   void print_summary() const override {
-    std::printf("  solver             %s\n", o_.solver.solver.c_str());
+    std::printf("  solver             %s\n", name_of(o_.solver.solver));
     std::printf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)\n",
                 report_.iterations, report_.converged ? "converged" : "NOT converged",
                 report_.rel_change_primal, report_.rel_change_dual, o_.solver.tol);
@@ -156,9 +156,10 @@ class LogModel : public Model {
       << " beta=" << o_.beta << " ann=[" << ann.describe() << "] seed=" << o_.seed
       << " step=" << o_.solver.step << " dual_scale=" << o_.solver.dual_scale
       << " balance_every=" << o_.solver.balance_every;
-    if (o_.support != "ann") k << " support=" << o_.support;  // absent from older checkpoints
-    if (o_.order != "input") k << " order=" << o_.order;      // node ids of the checkpoint
-    if (o_.solver.solver != "fbf") k << " solver=" << o_.solver.solver;  // meaning of the duals
+    // absent from older checkpoints; the node ids of the checkpoint; the meaning of the duals
+    if (o_.support != Support::kAnn) k << " support=" << name_of(o_.support);
+    if (o_.order != NodeOrder::kInput) k << " order=" << name_of(o_.order);
+    if (o_.solver.solver != SolverKind::kFbf) k << " solver=" << name_of(o_.solver.solver);
     return k.str();
   }
 

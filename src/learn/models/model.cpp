@@ -43,7 +43,7 @@ Model::Model(MPI_Comm comm, const LearnOptions& o)
     : comm_(comm), o_(o), talk_(comm_rank(comm) == 0 && !o.quiet) {}
 
 int Model::candidates_per_node(std::int64_t n) const {
-  if (o_.support == "full") return static_cast<int>(n - 1);
+  if (o_.support == Support::kFull) return static_cast<int>(n - 1);
   return static_cast<int>(std::lround(o_.r * o_.k));
 }
 
@@ -56,7 +56,7 @@ EdgeSet Model::resume(const std::string&, double*) {
 }
 
 std::string Model::prepared_line(std::int64_t allowed_edges) const {
-  return "model " + o_.model + ", " + std::to_string(allowed_edges) + " allowed edges";
+  return "model " + to_string(o_.model) + ", " + std::to_string(allowed_edges) + " allowed edges";
 }
 
 void Model::refuse_foreign_options(const std::vector<std::string>& owned) const {
@@ -67,12 +67,13 @@ void Model::refuse_foreign_options(const std::vector<std::string>& owned) const 
 }
 
 std::unique_ptr<Model> make_model(MPI_Comm comm, const LearnOptions& o) {
-  const std::string& m = o.model;
-  collective_check(comm, m == "log" || m == "l2" || m == "hard" || m == "soft" || m == "knn",
-                   "unknown --model '" + m + "' (expected log, l2, hard, soft or knn)");
-  if (m == "log") return make_log_model(comm, o);
-  if (m == "l2") return make_l2_model(comm, o);
-  if (m == "knn") return make_knn_model(comm, o);
+  switch (o.model) {
+    case ModelKind::kLog: return make_log_model(comm, o);
+    case ModelKind::kL2: return make_l2_model(comm, o);
+    case ModelKind::kKnn: return make_knn_model(comm, o);
+    case ModelKind::kHard:
+    case ModelKind::kSoft: break;
+  }
   return make_daitch_model(comm, o);
 }
 

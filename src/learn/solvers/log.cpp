@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "lsgl/learn/theta.hpp"
-#include "lsgl/util/error.hpp"
 
 namespace lsgl {
 
@@ -42,9 +41,8 @@ double estimate_dual_scale(MPI_Comm comm, const Candidates& cand, double theta) 
 std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& tz,
                               const SolverParams& params, SolverReport& report,
                               const IterationCallback& on_iteration, const SolverState* start) {
-  collective_check(edges.comm(), params.solver == "fbf" || params.solver == "fdpg",
-                   "unknown solver '" + params.solver + "' (expected fbf or fdpg)");
-  if (params.solver == "fdpg") return learn_log_fdpg(edges, tz, params, report, on_iteration, start);
+  if (params.solver == SolverKind::kFdpg)
+    return learn_log_fdpg(edges, tz, params, report, on_iteration, start);
   return learn_log_fbf(edges, tz, params, report, on_iteration, start);
 }
 

@@ -26,7 +26,7 @@ double estimate_dual_scale(MPI_Comm comm, const Candidates& cand, double theta);
 // Collective. Learns w >= 0 (one per local edge, alpha = beta = 1) for scaled distances
 // tz = theta * z (one per local edge), from w = 0, v = 0 or from `start` (a state captured by an
 // earlier run of the same solver on the same edges, possibly on another number of ranks and
-// redistributed), with the solver params.solver (CollectiveError for another name).
+// redistributed), with the solver params.solver.
 std::vector<double> learn_log(const EdgeSet& edges, const std::vector<double>& tz,
                               const SolverParams& params, SolverReport& report,
                               const IterationCallback& on_iteration = nullptr,
