@@ -54,7 +54,6 @@ DensestOptions options(const std::string& graph, std::int64_t k, DensestMethod m
   o.graph = graph;
   o.sizes = {k};
   o.methods = {method};
-  o.quiet = true;
   return o;
 }
 

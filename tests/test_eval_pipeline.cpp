@@ -114,7 +114,6 @@ EvalOptions base_options() {
   o.graph = files().graph;
   o.labels = files().labels;
   o.lp.fraction = 0.05;
-  o.quiet = true;
   return o;
 }
 

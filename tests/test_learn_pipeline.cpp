@@ -14,6 +14,7 @@
 #include "lsgl/cli/choices.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/model.hpp"
 #include "lsgl/pipeline/learn.hpp"
 #include "lsgl/util/error.hpp"
@@ -83,7 +84,6 @@ LearnOptions options(const std::string& model, const std::string& output) {
   o.k = 4;
   o.r = 3;
   o.ann.engine = lsgl::AnnEngine::kExact;
-  o.quiet = true;
   o.recall_sample = 0;
   return o;
 }
@@ -104,6 +104,29 @@ double eq18_theta(int k, int m) {
     if (du > 0) up += 1 / std::sqrt(du), ++nup;
   }
   return std::sqrt(lo / nlo * up / nup);
+}
+
+// Records what a run tells its monitor (on this rank); asks to stop once `stop_after`
+// iterations were reported (-1: never).
+class RecordingMonitor : public Monitor {
+ public:
+  void phase(const PhaseReport& r) override { phases.push_back(r.name); }
+  void iteration(const IterationReport& r) override { iterations.push_back(r.iteration); }
+  void message(MessageKind kind, const std::string& text) override {
+    (kind == MessageKind::kSummary ? summary : info).push_back(text);
+  }
+  bool stop_requested() override {
+    return stop_after >= 0 && static_cast<int>(iterations.size()) >= stop_after;
+  }
+
+  std::vector<std::string> phases, summary, info;
+  std::vector<int> iterations;
+  int stop_after = -1;
+};
+
+bool has_line(const std::vector<std::string>& lines, const std::string& start) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.rfind(start, 0) == 0; });
 }
 
 std::string error_of(const LearnOptions& o) {
@@ -187,4 +210,43 @@ TEST(LearnPipeline, ModelsRefuseTheOptionsOfOtherModels) {
     unknown = e.what();
   }
   EXPECT_NE(unknown.find("unknown --model 'tree'"), std::string::npos);
+}
+
+// The run tells its monitor each phase in order, every iteration (numbered from 1) and the
+// summary; the default monitor is silent.
+TEST(LearnPipeline, MonitorIsToldThePhasesIterationsAndSummary) {
+  const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
+  LearnOptions o = options("log", dir + "/monitored.h5");
+  o.degree_tol = 0;  // one solve
+  RecordingMonitor m;
+  const LearnSummary s = run_learn(MPI_COMM_WORLD, o, m);
+  EXPECT_EQ(m.phases,
+            (std::vector<std::string>{"read", "order", "candidates", "theta", "learn", "write"}));
+  ASSERT_EQ(static_cast<int>(m.iterations.size()), s.solver.iterations);
+  for (std::size_t i = 0; i < m.iterations.size(); ++i)
+    EXPECT_EQ(m.iterations[i], static_cast<int>(i) + 1);
+  EXPECT_TRUE(has_line(m.info, "  n = 60, d = 3"));
+  EXPECT_TRUE(has_line(m.summary, "summary"));
+  EXPECT_TRUE(has_line(m.summary, "  model              log"));
+  EXPECT_TRUE(has_line(m.summary, "  edges              " + std::to_string(s.edges) + " of "));
+}
+
+// A monitor's stop request on one rank stops the iteration on every rank after the same
+// iteration (folded into the iteration's all-reduce), with the checkpoint written there.
+TEST(LearnPipeline, MonitorStopsTheIterationOnEveryRank) {
+  const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
+  LearnOptions o = options("log", dir + "/stopped.h5");
+  o.degree_tol = 0;
+  o.checkpoint = dir + "/stopped.ckpt";
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  RecordingMonitor m;
+  if (rank == size - 1) m.stop_after = 5;  // asked on the last rank only
+  const LearnSummary s = run_learn(MPI_COMM_WORLD, o, m);
+  EXPECT_TRUE(s.interrupted);
+  EXPECT_TRUE(s.solver.interrupted);
+  EXPECT_EQ(s.solver.iterations, 6);  // the request polled before iteration 6's all-reduce
+  EXPECT_EQ(m.iterations.size(), 6u);
+  EXPECT_EQ(read_checkpoint(MPI_COMM_WORLD, o.checkpoint).state.iteration, 6);
 }

@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstdio>
 
 #include "engines.hpp"
 
@@ -20,17 +19,14 @@ std::unique_ptr<Engine> make_engine(const AnnParams& p, const float* base, std::
   return make_exact_engine(p, base, rows, d);
 }
 
-Progress::Progress(double every, std::int64_t total, const char* what)
-    : every_(every), start_(MPI_Wtime()), last_(start_), total_(total), what_(what) {}
+Progress::Progress(Monitor& monitor, std::int64_t total, const char* what)
+    : monitor_(monitor), start_(MPI_Wtime()), total_(total), what_(what) {
+  monitor_.progress({"candidates", what_, 0, total_, 0.0});
+}
 
 void Progress::add(std::int64_t done) {
   done_ += done;
-  const double now = MPI_Wtime();
-  if (every_ <= 0 || now - last_ < every_ || total_ <= 0) return;
-  last_ = now;
-  std::printf("[candidates] %3.0f%% of %s (%.0f s)\n",
-              100.0 * static_cast<double>(done_) / static_cast<double>(total_), what_, now - start_);
-  std::fflush(stdout);
+  monitor_.progress({"candidates", what_, done_, total_, MPI_Wtime() - start_});
 }
 
 void search_block(const Engine& engine, const RowBlock& block, const float* qx, std::int64_t qrows,

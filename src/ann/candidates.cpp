@@ -96,7 +96,7 @@ void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
 
 Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   validate(comm, data, m, p);
-  if (p.threads > 1) check_threads_fit(comm, p.threads);
+  if (p.threads > 1) check_threads_fit(comm, p.threads, *p.monitor);
   const double cpu0 = process_cpu_seconds();
   Candidates c = p.route == AnnRoute::kRing ? ann::ring_candidates(comm, data, m, p)
                                    : ann::partition_candidates(comm, data, m, p);

@@ -100,15 +100,17 @@ struct RowBlock {
   const float* row(std::int64_t l) const { return x + l * d; }
 };
 
-// A progress line for a long search, "[candidates] 40% of <what> (12 s)", at most every
-// `every` seconds (0: silent). Local: give it every > 0 on rank 0 only.
+// Counts the queries of a long search and reports them to `monitor` as progress of the
+// candidates phase ("[candidates] 40% of <what> (12 s)" on the command line). Local: rank 0
+// reports, the other ranks give null_monitor().
 class Progress {
  public:
-  Progress(double every, std::int64_t total, const char* what);
+  Progress(Monitor& monitor, std::int64_t total, const char* what);
   void add(std::int64_t done);
 
  private:
-  double every_, start_, last_;
+  Monitor& monitor_;
+  double start_;
   std::int64_t total_, done_ = 0;
   const char* what_;
 };

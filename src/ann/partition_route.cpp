@@ -240,7 +240,7 @@ void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
   MPI_Alltoall(out_count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm);
   std::int64_t received = 0;
   for (std::int64_t c : in_count) received += c;
-  Progress progress(self == 0 ? p.progress_seconds : 0.0, received,
+  Progress progress(self == 0 ? *p.monitor : null_monitor(), received,
                     "queries from other ranks searched");
   const std::int64_t rounds = allreduce_max(comm, (most + per_round - 1) / per_round);
   std::vector<std::vector<std::int64_t>> slice(size);
@@ -337,7 +337,7 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   std::vector<Neighbor> lists;
   collectively(comm, [&] {
     lists.assign(static_cast<std::size_t>(g.rows() * m), kNoNeighbor);
-    Progress progress(self == 0 ? p.progress_seconds : 0.0, g.rows(), "own queries searched");
+    Progress progress(self == 0 ? *p.monitor : null_monitor(), g.rows(), "own queries searched");
     if (engine) search_block(*engine, block, g.x.data(), g.rows(), true, m, p.threads,
                              lists.data(), &progress);
   });

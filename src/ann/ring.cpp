@@ -60,7 +60,7 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   std::vector<float> vx;
   std::vector<Neighbor> lists;
   collectively(comm, [&] { lists.assign(static_cast<std::size_t>(rows * m), kNoNeighbor); });
-  Progress progress(rank == 0 ? p.progress_seconds : 0.0, rows * size,
+  Progress progress(rank == 0 ? *p.monitor : null_monitor(), rows * size,
                     "rank 0's ring steps searched");
   std::vector<double> bound;  // the visiting queries' m-th distances so far
   for (int step = 0; step < size; ++step) {

@@ -2,11 +2,13 @@
 #include "commands_impl.hpp"
 #include "lsgl/pipeline/collect.hpp"
 #include "options.hpp"
+#include "printing_monitor.hpp"
 
 namespace lsgl::cli {
 
 int collect_command(MPI_Comm comm, const std::vector<std::string>& args) {
   CollectOptions o;
+  bool quiet = false;
   po::options_description d("lsgl collect options");
   d.add_options()
       ("outputs", po::value(&o.outputs)->multitoken(),
@@ -20,7 +22,7 @@ int collect_command(MPI_Comm comm, const std::vector<std::string>& args) {
       ("table", po::value(&o.table),
        "the sweep table (CSV) the tasks ran: its rows are expected tasks and its columns are "
        "joined to the rows as sweep.<column>")
-      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
+      ("quiet", po::bool_switch(&quiet), "print nothing but errors");
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
@@ -37,7 +39,8 @@ int collect_command(MPI_Comm comm, const std::vector<std::string>& args) {
                d);
     return 0;
   }
-  const CollectReport r = run_collect(comm, o);
+  const CollectReport r = run_collect(
+      comm, o, *make_printing_monitor(comm, quiet ? Verbosity::kNothing : Verbosity::kAll));
   return r.failed + r.missing + r.unreadable == 0 ? 0 : 2;
 }
 

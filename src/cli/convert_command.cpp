@@ -5,6 +5,7 @@
 #include "lsgl/pipeline/convert.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
+#include "printing_monitor.hpp"
 
 namespace lsgl::cli {
 
@@ -13,6 +14,7 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
   ConvertOptions o;
   GraphInputArgs input;
   std::string to;
+  bool quiet = false;
   po::options_description desc("lsgl convert options");
   add_graph_input_options(desc, o.graph, o.input, input);
   desc.add_options()
@@ -21,7 +23,7 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
        "output format: mtx (Matrix Market, symmetric, 1-based), edgelist ('u v w', u < v, "
        "0-based), npz (scipy.sparse.save_npz layout) or hdf5 (lsgl's graph); default: from the "
        "output's extension (.mtx, .txt/.edges/.edgelist/.tsv, .npz, .h5)")
-      ("quiet", po::bool_switch(&o.quiet), "print only the summary line and errors");
+      ("quiet", po::bool_switch(&quiet), "print only the summary line and errors");
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {
@@ -39,7 +41,7 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
   });
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
-  run_convert(comm, o);
+  run_convert(comm, o, *make_printing_monitor(comm, quiet ? Verbosity::kSummary : Verbosity::kAll));
   return 0;
 }
 

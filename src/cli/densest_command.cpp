@@ -7,6 +7,7 @@
 #include "lsgl/pipeline/densest.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
+#include "printing_monitor.hpp"
 
 namespace lsgl::cli {
 
@@ -27,6 +28,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
   GraphInputArgs input;
   std::string init, thresholds, centre, scope, fallback, sizes, methods, output_format;
   std::int64_t seed = 1;
+  bool quiet = false;
   po::options_description desc("lsgl densest options");
   add_graph_input_options(desc, o.graph, o.input, input);
   desc.add_options()
@@ -87,7 +89,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("tpower-max-iter", po::value(&o.tpower_max_iterations)->default_value(100),
        "tpower: iteration cap")
       ("seed", po::value(&seed)->default_value(1), "random seed (neighbourhood sampling)")
-      ("quiet", po::bool_switch(&o.quiet), "print only the summary line and errors");
+      ("quiet", po::bool_switch(&quiet), "print only the summary line and errors");
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {
@@ -128,7 +130,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
   d.seed = static_cast<std::uint64_t>(seed);
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
-  run_densest(comm, o);
+  run_densest(comm, o, *make_printing_monitor(comm, quiet ? Verbosity::kSummary : Verbosity::kAll));
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "lsgl/pipeline/eval.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
+#include "printing_monitor.hpp"
 
 namespace lsgl::cli {
 
@@ -13,7 +14,7 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
   EvalOptions o;
   GraphInputArgs input;
   std::string laplacian;
-  bool no_diameter = false;
+  bool no_diameter = false, quiet = false;
   po::options_description d("lsgl eval options");
   add_graph_input_options(d, o.graph, o.input, input);
   d.add_options()
@@ -47,7 +48,7 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("eig-tol", po::value(&o.embedding_params.tol)->default_value(1e-8, "1e-8"),
        "embedding: relative residual tolerance of the eigenpairs")
       ("json", po::value(&o.json), "also write the report as one JSON object to this file")
-      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
+      ("quiet", po::bool_switch(&quiet), "print nothing but errors");
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
@@ -68,7 +69,7 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
   o.diameter = !no_diameter;
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
-  run_eval(comm, o);
+  run_eval(comm, o, *make_printing_monitor(comm, quiet ? Verbosity::kNothing : Verbosity::kAll));
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "options.hpp"
+#include "printing_monitor.hpp"
 
 namespace lsgl::cli {
 
@@ -27,6 +28,7 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
   hash::TrainOptions& t = o.train;
   std::string metric, loss, solver, features, thresholds;
   std::int64_t seed = 1;
+  bool quiet = false;
   po::options_description desc("lsgl hash train options");
   desc.add_options()
       ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy or IDX(.gz); one "
@@ -86,7 +88,7 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
       ("chunk", po::value(&t.chunk)->default_value(t.chunk),
        "samples per chunk of the reproducible sums (the results do not depend on the number "
        "of ranks; ranks hold whole chunks)")
-      ("quiet", po::bool_switch(&o.quiet), "print only the summary and errors");
+      ("quiet", po::bool_switch(&quiet), "print only the summary and errors");
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {
@@ -112,13 +114,15 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
   t.dpcd.seed = t.seed;
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
-  run_hash_train(comm, o);
+  run_hash_train(comm, o,
+                 *make_printing_monitor(comm, quiet ? Verbosity::kSummary : Verbosity::kAll));
   return 0;
 }
 
 int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
   HashEncodeOptions o;
   std::int64_t seed = 1;
+  bool quiet = false;
   po::options_description desc("lsgl hash encode options");
   desc.add_options()
       ("model", po::value(&o.model), "model file written by 'lsgl hash train'")
@@ -132,7 +136,7 @@ int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::strin
       ("seed", po::value(&seed)->default_value(1), "random seed of --per-class")
       ("output", po::value(&o.output), "codes file to write (HDF5 /hash/codes, uint8, bits "
        "packed row by row, bit k in bit k%8 of byte k/8)")
-      ("quiet", po::bool_switch(&o.quiet), "print only the summary and errors");
+      ("quiet", po::bool_switch(&quiet), "print only the summary and errors");
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {
@@ -148,12 +152,14 @@ int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::strin
   o.seed = static_cast<std::uint64_t>(seed);
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
-  run_hash_encode(comm, o);
+  run_hash_encode(comm, o,
+                  *make_printing_monitor(comm, quiet ? Verbosity::kSummary : Verbosity::kAll));
   return 0;
 }
 
 int eval(MPI_Comm comm, const std::vector<std::string>& args) {
   HashEvalOptions o;
+  bool quiet = false;
   po::options_description desc("lsgl hash eval options");
   desc.add_options()
       ("queries", po::value(&o.queries), "query codes (from 'lsgl hash encode', with labels)")
@@ -161,7 +167,7 @@ int eval(MPI_Comm comm, const std::vector<std::string>& args) {
        "database codes: a model file (its training codes) or a codes file, with labels")
       ("top", po::value(&o.top)->default_value(o.top), "k of Precision@k")
       ("json", po::value(&o.json), "also write the results as one JSON object to this file")
-      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors");
+      ("quiet", po::bool_switch(&quiet), "print nothing but errors");
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {
@@ -171,7 +177,8 @@ int eval(MPI_Comm comm, const std::vector<std::string>& args) {
                desc);
     return 0;
   }
-  run_hash_eval(comm, o);
+  run_hash_eval(comm, o,
+                *make_printing_monitor(comm, quiet ? Verbosity::kNothing : Verbosity::kAll));
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "lsgl/util/interrupt.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "options.hpp"
+#include "printing_monitor.hpp"
 
 namespace lsgl::cli {
 
@@ -103,6 +104,8 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                   const std::string& command_line) {
   LearnOptions o;
   Choices c;
+  int progress_every = 50;
+  bool quiet = false;
   po::options_description d("lsgl learn options");
   add_data_options(d, o, c);
   d.add_options()
@@ -161,9 +164,9 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
        "changes differ by more than 10x, at most 8 times (0: keep c fixed)")
       ("prune", po::value(&o.prune)->default_value(1e-4, "1e-4"),
        "weights at or below this (before scaling) are not written")
-      ("progress-every", po::value(&o.progress_every)->default_value(50),
+      ("progress-every", po::value(&progress_every)->default_value(50),
        "print the iteration's progress every this many iterations (0: never)")
-      ("quiet", po::bool_switch(&o.quiet), "print nothing but errors")
+      ("quiet", po::bool_switch(&quiet), "print nothing but errors")
       ("checkpoint", po::value(&o.checkpoint),
        "save the learning state (allowed edges, weights, duals) to this HDF5 file, atomically, "
        "keeping the previous one as FILE.prev; on SIGUSR1 or SIGTERM every rank saves at the "
@@ -186,10 +189,14 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
     return 0;
   }
   parse_choices(comm, c, true, o);
+  collective_check(comm, progress_every >= 0 && o.checkpoint_every >= 0 && o.recall_sample >= 0,
+                   "--progress-every, --checkpoint-every and --recall-sample must be >= 0");
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
   install_interrupt_handlers();
-  return run_learn(comm, o).interrupted ? kExitInterrupted : 0;
+  const auto monitor = make_printing_monitor(comm, quiet ? Verbosity::kNothing : Verbosity::kAll,
+                                             progress_every);
+  return run_learn(comm, o, *monitor).interrupted ? kExitInterrupted : 0;
 }
 
 int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {

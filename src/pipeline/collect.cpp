@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -18,6 +18,7 @@
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
+#include "lsgl/util/format.hpp"
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl {
@@ -465,7 +466,7 @@ CollectReport collect_on_root(const CollectOptions& o) {
 
 }  // namespace
 
-CollectReport run_collect(MPI_Comm comm, const CollectOptions& o) {
+CollectReport run_collect(MPI_Comm comm, const CollectOptions& o, Monitor& monitor) {
   collective_check(comm, !o.csv.empty(), "--csv is required");
   collective_check(comm, !o.outputs.empty() || o.expect >= 0 || !o.table.empty(),
                    "--outputs is required");
@@ -480,20 +481,24 @@ CollectReport run_collect(MPI_Comm comm, const CollectOptions& o) {
   report.failed = counts[1];
   report.missing = counts[2];
   report.unreadable = counts[3];
-  if (root && !o.quiet) {
+  if (root) {
     const auto total = static_cast<long long>(report.tasks.size());
-    std::printf("collect: %lld task%s: %lld ok, %lld failed, %lld missing, %lld unreadable -> %s\n",
-                total, total == 1 ? "" : "s", (long long)report.ok, (long long)report.failed,
-                (long long)report.missing, (long long)report.unreadable, o.csv.c_str());
+    monitor.message(
+        MessageKind::kSummary,
+        strprintf("collect: %lld task%s: %lld ok, %lld failed, %lld missing, %lld "
+                  "unreadable -> %s",
+                  total, total == 1 ? "" : "s", (long long)report.ok, (long long)report.failed,
+                  (long long)report.missing, (long long)report.unreadable, o.csv.c_str()));
     for (const auto& t : report.tasks) {
       if (t.status == "ok") continue;
-      std::printf("  task %s: %s%s%s%s\n", t.task >= 0 ? std::to_string(t.task).c_str() : "?",
-                  t.status.c_str(),
-                  t.exit_code >= 0 ? (" (exit code " + std::to_string(t.exit_code) + ")").c_str()
-                                   : "",
-                  t.error.empty() ? "" : ": ", t.error.c_str());
+      monitor.message(
+          MessageKind::kSummary,
+          strprintf(
+              "  task %s: %s%s%s%s", t.task >= 0 ? std::to_string(t.task).c_str() : "?",
+              t.status.c_str(),
+              t.exit_code >= 0 ? (" (exit code " + std::to_string(t.exit_code) + ")").c_str() : "",
+              t.error.empty() ? "" : ": ", t.error.c_str()));
     }
-    std::fflush(stdout);
   }
   return report;
 }

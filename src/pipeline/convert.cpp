@@ -1,12 +1,12 @@
 #include "lsgl/pipeline/convert.hpp"
 
-#include <cstdio>
 #include <stdexcept>
 
 #include "lsgl/graph/graph_export.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
+#include "lsgl/util/format.hpp"
 #include "lsgl/util/phase.hpp"
 #include "lsgl/util/version.hpp"
 
@@ -47,34 +47,36 @@ ExportFormat convert_target(std::optional<ExportFormat> to, const std::string& o
                               "' (mtx, edgelist, npz or hdf5)");
 }
 
-GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o) {
+GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o, Monitor& monitor) {
   collective_check(comm, !o.graph.empty(), "--graph is required");
   collective_check(comm, !o.output.empty(), "--output is required");
   ExportFormat to = ExportFormat::kHdf5;
   collectively(comm, [&] { to = convert_target(o.to, o.output); });
   check_distinct_files(comm, {{"--graph", o.graph}}, {{"--output", o.output}});
   check_writable(comm, o.output);
-  const bool talk = comm_rank(comm) == 0 && !o.quiet;
   GraphInputReport input;
   LocalCsr rows;
-  timed_phase(comm, "read", talk, [&] { rows = read_graph_input(comm, o.graph, o.input, &input); });
-  timed_phase(comm, "write", talk, [&] {
+  timed_phase(comm, "read", monitor,
+              [&] { rows = read_graph_input(comm, o.graph, o.input, &input); });
+  timed_phase(comm, "write", monitor, [&] {
     switch (to) {
-      case ExportFormat::kMtx: return write_graph_mtx(comm, o.output, rows);
-      case ExportFormat::kEdgeList: return write_graph_edgelist(comm, o.output, rows);
-      case ExportFormat::kNpz: return write_graph_npz(comm, o.output, rows);
-      case ExportFormat::kHdf5: break;
+      case ExportFormat::kMtx:
+        return write_graph_mtx(comm, o.output, rows);
+      case ExportFormat::kEdgeList:
+        return write_graph_edgelist(comm, o.output, rows);
+      case ExportFormat::kNpz:
+        return write_graph_npz(comm, o.output, rows);
+      case ExportFormat::kHdf5:
+        break;
     }
     write_hdf5(comm, o, rows, input);
   });
-  if (comm_rank(comm) == 0) {
-    const std::string note = input.note();
-    if (!note.empty() && !o.quiet) std::printf("  note: %s\n", note.c_str());
-    std::printf("convert: %s (%s) -> %s (%s), n %lld, %lld edges\n", o.graph.c_str(),
-                input.format.c_str(), o.output.c_str(), name_of(to), static_cast<long long>(input.n),
-                static_cast<long long>(input.edges));
-    std::fflush(stdout);
-  }
+  const std::string note = input.note();
+  if (!note.empty()) monitor.message(MessageKind::kInfo, "  note: " + note);
+  monitor.message(MessageKind::kSummary,
+                  strprintf("convert: %s (%s) -> %s (%s), n %lld, %lld edges", o.graph.c_str(),
+                            input.format.c_str(), o.output.c_str(), name_of(to),
+                            static_cast<long long>(input.n), static_cast<long long>(input.edges)));
   return input;
 }
 

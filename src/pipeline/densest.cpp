@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -13,6 +12,7 @@
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
+#include "lsgl/util/format.hpp"
 #include "lsgl/util/phase.hpp"
 
 namespace lsgl {
@@ -84,6 +84,19 @@ Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
   return a;
 }
 
+// The line that says what one (size, method) pair found.
+std::string summary_line(const DensestOptions& o, const DensestSummary& s) {
+  const bool dpcd = o.method == DensestMethod::kDpcd;
+  const std::string init = dpcd && !s.init_used.empty() ? " (init " + s.init_used + ")" : "";
+  std::string line = strprintf(
+      "densest: method %s%s, k %lld, density %.6g, edges inside %lld, weight inside %.6g, %.3f s",
+      name_of(o.method), init.c_str(), static_cast<long long>(s.stats.k), s.stats.density,
+      static_cast<long long>(s.stats.edges_inside), s.stats.weight_inside, s.seconds);
+  if (dpcd || o.method == DensestMethod::kTpower)
+    line += strprintf(", %d iterations%s", s.iterations, s.converged ? " (converged)" : "");
+  return line;
+}
+
 void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s) {
   const int rank = comm_rank(comm);
   bool finite = std::isfinite(s.stats.density) && std::isfinite(s.stats.weight_inside);
@@ -136,14 +149,14 @@ void write_members(MPI_Comm comm, const DensestOptions& o, const DensestSummary&
 
 }  // namespace
 
-DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& o) {
+DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& o,
+                          Monitor& monitor) {
   using namespace dpcd;
   MPI_Comm comm = g.comm;
   DensestSummary s;
   s.method = o.method;
   std::vector<std::int64_t> init;
-  const bool talk = comm_rank(comm) == 0 && !o.quiet;
-  s.t_init = timed_phase(comm, "init", talk, [&] {
+  s.t_init = timed_phase(comm, "init", monitor, [&] {
     if (o.method == DensestMethod::kDpcd && !o.dpcd.from_each) {
       double d = 0.0;
       init = best_initial_set(g, o.k, o.dpcd.init, o.dpcd.tpower_iterations, &s.init_used, &d);
@@ -152,11 +165,12 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
       s.init_used = to_string(InitialSet::kDegree);
     }
   });
-  if (talk && o.method == DensestMethod::kDpcd && !o.dpcd.from_each)
-    std::printf("  initial set: %s (%s of %s)\n", s.init_used.c_str(),
-                o.dpcd.from_each ? "DPCD run from each, best result" : "densest",
-                join(o.dpcd.init).c_str());
-  s.t_optimise = timed_phase(comm, "optimise", talk, [&] {
+  if (o.method == DensestMethod::kDpcd && !o.dpcd.from_each)
+    monitor.message(MessageKind::kInfo,
+                    strprintf("  initial set: %s (%s of %s)", s.init_used.c_str(),
+                              o.dpcd.from_each ? "DPCD run from each, best result" : "densest",
+                              join(o.dpcd.init).c_str()));
+  s.t_optimise = timed_phase(comm, "optimise", monitor, [&] {
     if (o.method == DensestMethod::kDpcd) {
       // from_each: the initial sets are computed here, each followed by its DPCD run.
       DensestDpcdResult r = o.dpcd.from_each ? dpcd_densest(g, o.k, o.dpcd)
@@ -170,9 +184,12 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
       s.members = tpower(g, o.k, init, o.tpower_max_iterations, &s.objective, &s.iterations);
       s.converged = s.iterations < o.tpower_max_iterations;
     } else {
-      if (o.method == DensestMethod::kPeel) s.members = peel(g, o.k);
-      else if (o.method == DensestMethod::kRavi) s.members = ravi(g, o.k);
-      else s.members = feige(g, o.k);
+      if (o.method == DensestMethod::kPeel)
+        s.members = peel(g, o.k);
+      else if (o.method == DensestMethod::kRavi)
+        s.members = ravi(g, o.k);
+      else
+        s.members = feige(g, o.k);
     }
   });
   s.seconds = s.t_init + s.t_optimise;
@@ -181,24 +198,23 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
   return s;
 }
 
-std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt) {
-  const bool talk = comm_rank(comm) == 0 && !opt.quiet;
+std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt,
+                                        Monitor& monitor) {
   validate(comm, opt);
   check_distinct_files(comm, {{"--graph", opt.graph}}, {{"--output", opt.output}});
   if (!opt.output.empty()) check_writable(comm, opt.output);
   GraphInputReport input;
   dpcd::FixedPointGraph g;
-  const double t_read = timed_phase(comm, "read", talk, [&] {
+  const double t_read = timed_phase(comm, "read", monitor, [&] {
     LocalCsr rows = read_graph_input(comm, opt.graph, opt.input, &input);
     g = dpcd::make_fixed_point(comm, std::move(rows));
   });
-  if (talk) {
-    std::printf("  %s: n = %lld, %lld edges (%s, %s)\n", opt.graph.c_str(),
-                static_cast<long long>(input.n), static_cast<long long>(input.edges),
-                input.format.c_str(), input.weighted ? "weighted" : "unweighted");
-  }
+  monitor.message(MessageKind::kInfo,
+                  strprintf("  %s: n = %lld, %lld edges (%s, %s)", opt.graph.c_str(),
+                            static_cast<long long>(input.n), static_cast<long long>(input.edges),
+                            input.format.c_str(), input.weighted ? "weighted" : "unweighted"));
   const std::string note = input.note();
-  if (talk && !note.empty()) std::printf("  note: %s\n", note.c_str());
+  if (!note.empty()) monitor.message(MessageKind::kInfo, "  note: " + note);
   for (auto k : opt.sizes)
     collective_check(comm, k <= g.n(),
                      "--size " + std::to_string(k) + " exceeds the number of nodes n = " +
@@ -209,28 +225,18 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
       DensestOptions o = opt;
       o.k = k;
       o.method = method;
-      DensestSummary s = run_method(g, o);
+      DensestSummary s = run_method(g, o, monitor);
       s.input = input;
       s.t_read = t_read;
       if (!o.output.empty()) {
-        s.t_write = timed_phase(comm, "write", talk, [&] {
-          if (o.output_format == SubgraphFormat::kText) write_members(comm, o, s);
-          else write_hdf5(comm, o, s);
+        s.t_write = timed_phase(comm, "write", monitor, [&] {
+          if (o.output_format == SubgraphFormat::kText)
+            write_members(comm, o, s);
+          else
+            write_hdf5(comm, o, s);
         });
       }
-      if (comm_rank(comm) == 0) {
-        const std::string init =
-            o.method == DensestMethod::kDpcd && !s.init_used.empty() ? " (init " + s.init_used + ")" : "";
-        std::printf("densest: method %s%s, k %lld, density %.6g, edges inside %lld, weight "
-                    "inside %.6g, %.3f s",
-                    name_of(o.method), init.c_str(), static_cast<long long>(s.stats.k),
-                    s.stats.density, static_cast<long long>(s.stats.edges_inside),
-                    s.stats.weight_inside, s.seconds);
-        if (o.method == DensestMethod::kDpcd || o.method == DensestMethod::kTpower)
-          std::printf(", %d iterations%s", s.iterations, s.converged ? " (converged)" : "");
-        std::printf("\n");
-        std::fflush(stdout);
-      }
+      monitor.message(MessageKind::kSummary, summary_line(o, s));
       out.push_back(std::move(s));
     }
   }

@@ -27,8 +27,8 @@ constexpr int kMaxClasses = 46340;
 
 // A timed phase (lsgl/util/phase.hpp) whose time is also recorded in the report.
 template <class Fn>
-void timed_phase(MPI_Comm comm, const char* name, bool verbose, EvalReport& r, Fn&& fn) {
-  r.seconds.emplace_back(name, lsgl::timed_phase(comm, name, verbose, std::forward<Fn>(fn)));
+void timed_phase(MPI_Comm comm, const char* name, Monitor& monitor, EvalReport& r, Fn&& fn) {
+  r.seconds.emplace_back(name, lsgl::timed_phase(comm, name, monitor, std::forward<Fn>(fn)));
 }
 
 void validate(MPI_Comm comm, const EvalOptions& o) {
@@ -51,8 +51,7 @@ void validate(MPI_Comm comm, const EvalOptions& o) {
 
 }  // namespace
 
-EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
-  const bool talk = comm_rank(comm) == 0 && !o.quiet;
+EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
   const double t_start = MPI_Wtime();
   validate(comm, o);
   if (!o.json.empty()) check_writable(comm, o.json);
@@ -65,7 +64,7 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
   LocalCsr m;
   NodeLabels labels;
   std::unique_ptr<CsrGhosts> ghosts;
-  timed_phase(comm, "read", talk, r, [&] {
+  timed_phase(comm, "read", monitor, r, [&] {
     m = read_graph_input(comm, o.graph, o.input, &r.input);
     if (!o.labels.empty())
       labels = read_node_labels(comm, o.labels, o.labels_dataset, m.n, m.begin, m.local_rows(),
@@ -74,12 +73,12 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
   });
   r.has_labels = !o.labels.empty();
   const std::string note = r.input.note();
-  if (talk && !note.empty()) std::printf("  note: %s\n", note.c_str());
+  if (!note.empty()) monitor.message(MessageKind::kInfo, "  note: " + note);
 
-  timed_phase(comm, "degrees", talk, r, [&] { r.stats = graph_stats(comm, m); });
+  timed_phase(comm, "degrees", monitor, r, [&] { r.stats = graph_stats(comm, m); });
 
   Components comp;
-  timed_phase(comm, "components", talk, r, [&] {
+  timed_phase(comm, "components", monitor, r, [&] {
     comp = connected_components(*ghosts, m);
     r.components = comp.count;
     r.largest_component = comp.largest_size;
@@ -88,7 +87,7 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
   });
 
   if (r.has_labels) {
-    timed_phase(comm, "label_propagation", talk, r, [&] {
+    timed_phase(comm, "label_propagation", monitor, r, [&] {
       const std::vector<char> known =
           select_known_nodes(comm, m.n, m.begin, m.local_rows(), o.lp.fraction, o.lp.seed);
       r.lp = propagate_labels(*ghosts, m, comp, labels, known, o.lp);
@@ -96,20 +95,21 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
       r.lp.prediction.clear();
       r.lp.scores.clear();
     });
-    if (talk && !r.lp.converged)
-      std::printf("  warning: a label propagation solve did not reach --lp-rtol\n");
-    timed_phase(comm, "class_connectivity", talk, r,
+    if (!r.lp.converged)
+      monitor.message(MessageKind::kInfo,
+                      "  warning: a label propagation solve did not reach --lp-rtol");
+    timed_phase(comm, "class_connectivity", monitor, r,
                 [&] { r.connectivity = class_connectivity(*ghosts, m, labels); });
   }
 
   if (o.diameter) {
-    timed_phase(comm, "diameter", talk, r,
+    timed_phase(comm, "diameter", monitor, r,
                 [&] { r.diameter = hop_diameter(*ghosts, m, comp, o.diameter_params); });
     r.has_diameter = true;
   }
 
   if (!o.embedding.empty()) {
-    timed_phase(comm, "embedding", talk, r, [&] {
+    timed_phase(comm, "embedding", monitor, r, [&] {
       const Embedding e = spectral_embedding(*ghosts, m, comp, o.embedding_params);
       write_embedding(comm, o.embedding, e, m, o.graph, o.embedding_params.kind,
                       provenance_attributes(comm, o.command_line, o.configuration,
@@ -127,10 +127,9 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o) {
   MPI_Barrier(comm);
   r.seconds.emplace_back("total", MPI_Wtime() - t_start);
 
-  if (talk) {
-    std::fputs(eval_report_table(r).c_str(), stdout);
-    std::fflush(stdout);
-  }
+  std::string table = eval_report_table(r);
+  if (!table.empty() && table.back() == '\n') table.pop_back();
+  monitor.message(MessageKind::kSummary, table);
   if (!o.json.empty()) write_text_file(comm, o.json, eval_report_json(r) + "\n");
   return r;
 }

@@ -2,7 +2,6 @@
 #include "lsgl/pipeline/hash.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 
 #include "lsgl/eval/labels.hpp"
@@ -16,6 +15,7 @@
 #include "lsgl/util/blas.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
+#include "lsgl/util/format.hpp"
 #include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/phase.hpp"
@@ -46,19 +46,18 @@ std::vector<std::int64_t> read_row_labels(MPI_Comm comm, const std::string& path
 
 }  // namespace
 
-HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
-  const int rank = comm_rank(comm), size = comm_size(comm);
-  const bool talk = rank == 0 && !o.quiet;
+HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monitor& monitor) {
+  const int size = comm_size(comm);
   const double t_start = MPI_Wtime();
   HashTrainSummary s;
-  if (talk && !blas_kernel_advice().empty()) std::printf("%s\n", blas_kernel_advice().c_str());
+  if (!blas_kernel_advice().empty()) monitor.message(MessageKind::kInfo, blas_kernel_advice());
   check_output(comm, o.output, {{"--input", o.input}, {"--labels", o.labels}});
   collective_check(comm, o.train.loss != hash::Loss::kSdh || !o.labels.empty(),
                    "--loss sdh is supervised: give --labels");
   collective_check(comm, o.train.chunk >= 1, "--chunk must be >= 1");
   LocalRows rows;
   std::vector<std::int64_t> raw;
-  s.t_read = timed_phase(comm, "read", talk, [&] {
+  s.t_read = timed_phase(comm, "read", monitor, [&] {
     rows = read_dataset(comm, o.input, o.dataset);
     apply_metric(comm, rows, o.metric);
     if (!o.labels.empty()) raw = read_row_labels(comm, o.labels, o.labels_dataset, rows);
@@ -75,12 +74,12 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
   }
   s.classes = lab.num_classes();
   hash::Model m;
-  timed_phase(comm, "train", talk, [&] {
+  timed_phase(comm, "train", monitor, [&] {
     m = hash::train(comm, blocks, rows, lab.index, s.classes, o.train, &s.report);
   });
   s.dim = m.features.dim();
   hash::CodeBlock db;
-  s.t_encode = timed_phase(comm, "encode", talk, [&] {
+  s.t_encode = timed_phase(comm, "encode", monitor, [&] {
     db.n = rows.n;
     db.begin = rows.begin;
     db.bits = m.bits;
@@ -90,7 +89,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
   });
   const hash::TrainReport& r = s.report;
   const dpcd::Options& d = o.train.dpcd;
-  s.t_write = timed_phase(comm, "write", talk, [&] {
+  s.t_write = timed_phase(comm, "write", monitor, [&] {
     Attributes attrs = {
         {"n", rows.n},
         {"input_columns", rows.d},
@@ -125,31 +124,32 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o) {
   });
   s.t_total = MPI_Wtime() - t_start;
   const std::int64_t peak = allreduce_max(comm, peak_rss_bytes());
-  if (rank == 0) {
-    std::printf(
-        "lsgl hash train: %lld samples x %lld columns, %s features (dim %lld), %d bits, loss %s, "
-        "B-solver %s\n",
-        static_cast<long long>(s.n), static_cast<long long>(s.d),
-        name_of(o.train.features), static_cast<long long>(s.dim), m.bits, name_of(m.loss),
-        name_of(m.solver));
-    std::printf("  loss after each alternation:");
-    const std::size_t na = r.objective.size();
-    for (std::size_t i = 0; i < na; ++i) {
-      if (na > 8 && i == 3) std::printf(" ...");
-      if (na <= 8 || i < 3 || i + 2 >= na) std::printf(" %.6g", r.objective[i]);
-    }
-    std::printf(" (%zu)", na);
-    std::printf("\n  train %.2f s (B-step %.3f s, %lld %s, %lld bits flipped; W-step %.3f s; "
-                "P/PCA %.3f s; features %.2f s)\n",
+  const auto summary = [&](const std::string& line) {
+    monitor.message(MessageKind::kSummary, line);
+  };
+  summary(
+      strprintf("lsgl hash train: %lld samples x %lld columns, %s features (dim %lld), %d "
+                "bits, loss %s, B-solver %s",
+                static_cast<long long>(s.n), static_cast<long long>(s.d), name_of(o.train.features),
+                static_cast<long long>(s.dim), m.bits, name_of(m.loss), name_of(m.solver)));
+  std::string losses = "  loss after each alternation:";
+  const std::size_t na = r.objective.size();
+  for (std::size_t i = 0; i < na; ++i) {
+    if (na > 8 && i == 3) losses += " ...";
+    if (na <= 8 || i < 3 || i + 2 >= na) losses += strprintf(" %.6g", r.objective[i]);
+  }
+  summary(losses + strprintf(" (%zu)", na));
+  summary(
+      strprintf("  train %.2f s (B-step %.3f s, %lld %s, %lld bits flipped; W-step %.3f s; "
+                "P/PCA %.3f s; features %.2f s)",
                 r.t_total, r.t_bstep, static_cast<long long>(r.bstep_iterations),
                 m.solver == hash::BSolver::kDcc ? "sweeps" : "updates",
-                static_cast<long long>(r.flips), r.t_wstep, r.t_pstep, r.t_features);
-    std::printf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d ranks; "
-                "peak memory %.0f MB per rank\n",
+                static_cast<long long>(r.flips), r.t_wstep, r.t_pstep, r.t_features));
+  summary(
+      strprintf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d "
+                "ranks; peak memory %.0f MB per rank",
                 o.output.c_str(), static_cast<long long>(s.n), s.t_write, s.t_total, size,
-                static_cast<double>(peak) / 1e6);
-    std::fflush(stdout);
-  }
+                static_cast<double>(peak) / 1e6));
   return s;
 }
 
@@ -169,9 +169,7 @@ Metric model_metric(MPI_Comm comm, const std::string& path) {
 
 }  // namespace
 
-HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
-  const int rank = comm_rank(comm);
-  const bool talk = rank == 0 && !o.quiet;
+HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o, Monitor& monitor) {
   const double t_start = MPI_Wtime();
   HashEncodeSummary s;
   check_output(comm, o.output,
@@ -182,7 +180,7 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   const Metric metric = model_metric(comm, o.model);
   LocalRows rows;
   std::vector<std::int64_t> raw;
-  timed_phase(comm, "read", talk, [&] {
+  timed_phase(comm, "read", monitor, [&] {
     rows = read_dataset(comm, o.input, o.dataset);
     apply_metric(comm, rows, metric);
     collective_check(comm, rows.d == m.features.input_dim,
@@ -217,7 +215,7 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
   }
   hash::CodeBlock block;
   block.bits = m.bits;
-  s.t_encode = timed_phase(comm, "encode", talk, [&] {
+  s.t_encode = timed_phase(comm, "encode", monitor, [&] {
     std::vector<float> x;
     x.reserve(chosen.size() * static_cast<std::size_t>(rows.d));
     for (std::int64_t i : chosen) x.insert(x.end(), rows.row(i), rows.row(i) + rows.d);
@@ -232,7 +230,7 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
     }
   });
   s.rows = block.n;
-  timed_phase(comm, "write", talk, [&] {
+  timed_phase(comm, "write", monitor, [&] {
     Attributes attrs = {{"loss", to_string(m.loss)},
                         {"solver", to_string(m.solver)},
                         {"features", to_string(m.features.kind)},
@@ -246,15 +244,17 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o) {
     hash::write_codes(comm, o.output, block, attrs);
   });
   s.t_total = MPI_Wtime() - t_start;
-  if (rank == 0) {
-    std::printf("lsgl hash encode: %lld of %lld rows -> %s (%d bits), encode %.3f s, total %.2f s\n",
-                static_cast<long long>(s.rows), static_cast<long long>(rows.n), o.output.c_str(),
-                m.bits, s.t_encode, s.t_total);
-    if (s.short_classes > 0)
-      std::printf("  note: %lld labels have fewer than %lld rows; all of theirs were taken\n",
-                  static_cast<long long>(s.short_classes), static_cast<long long>(o.per_class));
-    std::fflush(stdout);
-  }
+  monitor.message(MessageKind::kSummary,
+                  strprintf("lsgl hash encode: %lld of %lld rows -> %s (%d bits), encode %.3f s, "
+                            "total %.2f s",
+                            static_cast<long long>(s.rows), static_cast<long long>(rows.n),
+                            o.output.c_str(), m.bits, s.t_encode, s.t_total));
+  if (s.short_classes > 0)
+    monitor.message(
+        MessageKind::kSummary,
+        strprintf("  note: %lld labels have fewer than %lld rows; all of theirs were "
+                  "taken",
+                  static_cast<long long>(s.short_classes), static_cast<long long>(o.per_class)));
   return s;
 }
 
@@ -273,8 +273,7 @@ double attr_double(const Attributes& a, const std::string& name) {
 
 }  // namespace
 
-HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o) {
-  const int rank = comm_rank(comm);
+HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o, Monitor& monitor) {
   const double t0 = MPI_Wtime();
   collective_check(comm, !o.queries.empty() && !o.database.empty(),
                    "--queries and --database are required");
@@ -310,21 +309,24 @@ HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o) {
   MPI_Allreduce(MPI_IN_PLACE, &s.seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
   const std::string loss = attr_string(db.attributes, "loss");
   const std::string solver = attr_string(db.attributes, "solver");
-  if (rank == 0 && !o.quiet) {
-    std::printf("lsgl hash eval: %lld queries against %lld database codes, %d bits (%s, %s)\n",
-                static_cast<long long>(s.score.queries), static_cast<long long>(s.database),
-                s.bits, loss.c_str(), solver.c_str());
-    std::printf("  %-22s %10.4f\n  %-22s %10.4f\n", "MAP", s.score.map,
-                ("Precision@" + std::to_string(o.top)).c_str(), s.score.precision_at_k);
-    std::printf("  %-22s %10.3f\n  %-22s %10.3f\n  %-22s %10.3f\n", "train seconds",
-                attr_double(db.attributes, "train_seconds"), "B-step seconds",
-                attr_double(db.attributes, "bstep_seconds"), "encode seconds (queries)",
-                attr_double(q.attributes, "encode_seconds"));
-    if (s.score.no_relevant > 0)
-      std::printf("  note: %lld queries have no database item with their label (AP 0)\n",
-                  static_cast<long long>(s.score.no_relevant));
-    std::fflush(stdout);
-  }
+  const auto summary = [&](const std::string& line) {
+    monitor.message(MessageKind::kSummary, line);
+  };
+  summary(strprintf("lsgl hash eval: %lld queries against %lld database codes, %d bits (%s, %s)",
+                    static_cast<long long>(s.score.queries), static_cast<long long>(s.database),
+                    s.bits, loss.c_str(), solver.c_str()));
+  summary(strprintf("  %-22s %10.4f", "MAP", s.score.map));
+  summary(strprintf("  %-22s %10.4f", ("Precision@" + std::to_string(o.top)).c_str(),
+                    s.score.precision_at_k));
+  summary(
+      strprintf("  %-22s %10.3f", "train seconds", attr_double(db.attributes, "train_seconds")));
+  summary(
+      strprintf("  %-22s %10.3f", "B-step seconds", attr_double(db.attributes, "bstep_seconds")));
+  summary(strprintf("  %-22s %10.3f", "encode seconds (queries)",
+                    attr_double(q.attributes, "encode_seconds")));
+  if (s.score.no_relevant > 0)
+    summary(strprintf("  note: %lld queries have no database item with their label (AP 0)",
+                      static_cast<long long>(s.score.no_relevant)));
   if (!o.json.empty()) {
     JsonObject j;
     j.add("queries_file", json_string(o.queries))

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <memory>
 
 #include "lsgl/graph/graph_io.hpp"
@@ -14,31 +13,36 @@
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
+#include "lsgl/util/format.hpp"
 #include "lsgl/util/phase.hpp"
 
 namespace lsgl {
 
 namespace {
 
-constexpr double kProgressSeconds = 10.0;  // progress lines of the candidate search
-
-// Rank 0: how the candidate search went (route, cells, ranks searched per query, bytes sent).
-void print_search_report(const SearchReport& r, std::int64_t n) {
+// How the candidate search went (route, cells, ranks searched per query, bytes sent).
+void report_search(Monitor& monitor, const SearchReport& r, std::int64_t n) {
   const double share = 100.0 / static_cast<double>(std::max<std::int64_t>(n, 1));
-  std::printf("  engine %s, route %s", name_of(r.engine), name_of(r.route));
-  if (r.route == AnnRoute::kPartition) std::printf(" (%d k-means cells)", r.cells);
-  std::printf(": queries searched 1 / 2 / 3+ ranks' indexes: %.1f%% / %.1f%% / %.1f%%; "
-              "at most %.1f MB sent per rank\n",
-              share * r.visits[0], share * r.visits[1], share * r.visits[2],
-              r.bytes_sent_max / 1e6);
-  std::printf("  rows per index     %lld to %lld\n", (long long)r.rows_min, (long long)r.rows_max);
+  const std::string cells =
+      r.route == AnnRoute::kPartition ? strprintf(" (%d k-means cells)", r.cells) : "";
+  const auto info = [&](const std::string& line) { monitor.message(MessageKind::kInfo, line); };
+  info(
+      strprintf("  engine %s, route %s%s: queries searched 1 / 2 / 3+ ranks' indexes: %.1f%% / "
+                "%.1f%% / %.1f%%; at most %.1f MB sent per rank",
+                name_of(r.engine), name_of(r.route), cells.c_str(), share * r.visits[0],
+                share * r.visits[1], share * r.visits[2], r.bytes_sent_max / 1e6));
+  info(strprintf("  rows per index     %lld to %lld", static_cast<long long>(r.rows_min),
+                 static_cast<long long>(r.rows_max)));
   if (r.auto_rows_per_query >= 0) {
-    std::printf("  engine choice      voronoi compared %.0f rows per sampled query (hnsw above "
-                "%.0f): %s\n", r.auto_rows_per_query, r.auto_rows_limit, name_of(r.engine));
+    info(
+        strprintf("  engine choice      voronoi compared %.0f rows per sampled query (hnsw above "
+                  "%.0f): %s",
+                  r.auto_rows_per_query, r.auto_rows_limit, name_of(r.engine)));
   }
-  std::printf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0); "
-              "%.2f CPU s on all ranks\n",
-              r.seconds_cells, r.seconds_index, r.seconds_search, r.cpu_seconds);
+  info(
+      strprintf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0); "
+                "%.2f CPU s on all ranks",
+                r.seconds_cells, r.seconds_index, r.seconds_search, r.cpu_seconds));
 }
 
 // More candidates per node than any search serves (round(r * k) must fit an int with room).
@@ -59,8 +63,8 @@ void validate_ranges(MPI_Comm comm, const LearnOptions& o) {
                      "--alpha and --beta out of range: theta = 1/sqrt(alpha beta) and the weight "
                      "scale sqrt(alpha/beta) must be finite and non-zero");
   }
-  collective_check(comm, o.progress_every >= 0 && o.checkpoint_every >= 0 && o.recall_sample >= 0,
-                   "--progress-every, --checkpoint-every and --recall-sample must be >= 0");
+  collective_check(comm, o.checkpoint_every >= 0 && o.recall_sample >= 0,
+                   "--checkpoint-every and --recall-sample must be >= 0");
 }
 
 // Collective. The options every model shares (each model checks its own in make_model);
@@ -120,24 +124,25 @@ void count_saturated(const EdgeSet& edges, const std::vector<double>& w, double 
 
 // One run of `lsgl learn`, filled phase by phase.
 struct LearnRun {
-  LearnRun(MPI_Comm c, const LearnOptions& opt) : comm(c), o(opt) {}
+  LearnRun(MPI_Comm c, const LearnOptions& opt, Monitor& m) : comm(c), o(opt), monitor(m) {}
   MPI_Comm comm;
   const LearnOptions& o;
-  bool talk = false;  // rank 0 and not --quiet
+  Monitor& monitor;
   std::unique_ptr<Model> model;
   LocalRows data;
   LocalityOrder order;  // order.input empty: nodes keep their input order
   std::unique_ptr<EdgeSet> edges;
   std::vector<double> w;  // per local allowed edge
   LearnSummary s;
+  void info(const std::string& line) const { monitor.message(MessageKind::kInfo, line); }
+  void summary(const std::string& line) const { monitor.message(MessageKind::kSummary, line); }
 };
 
 // Collective. Options of the pipeline and of the model; every input distinct from every output.
 void start(LearnRun& run, bool writes_graph) {
   const LearnOptions& o = run.o;
-  run.talk = comm_rank(run.comm) == 0 && !o.quiet;
   validate(run.comm, o, writes_graph);
-  run.model = make_model(run.comm, o);
+  run.model = make_model(run.comm, o, run.monitor);
   run.s.model = o.model;
   if (!writes_graph) return;
   // --checkpoint may name the --resume file: it is read whole before the first checkpoint.
@@ -151,13 +156,14 @@ void start(LearnRun& run, bool writes_graph) {
 }
 
 void read_phase(LearnRun& run) {
-  run.s.t_read = timed_phase(run.comm, "read", run.talk, [&] {
+  run.s.t_read = timed_phase(run.comm, "read", run.monitor, [&] {
     run.data = read_dataset(run.comm, run.o.input, run.o.dataset);
     apply_metric(run.comm, run.data, run.o.metric);
   });
   run.s.n = run.data.n;
   run.s.d = run.data.d;
-  if (run.talk) std::printf("  n = %lld, d = %lld\n", (long long)run.s.n, (long long)run.s.d);
+  run.info(strprintf("  n = %lld, d = %lld", static_cast<long long>(run.s.n),
+                     static_cast<long long>(run.s.d)));
   run.model->attach_data(run.data);
 }
 
@@ -165,13 +171,13 @@ void read_phase(LearnRun& run) {
 // order.
 void order_phase(LearnRun& run) {
   if (run.o.order != NodeOrder::kLocality || run.model->needs_features()) return;
-  run.s.t_order = timed_phase(run.comm, "order", run.talk,
+  run.s.t_order = timed_phase(run.comm, "order", run.monitor,
                               [&] { run.order = locality_order(run.comm, run.data); });
-  if (run.talk)
-    std::printf("  %s (sampled nearest neighbours in the same 1/16 block: %.0f%% renumbered, "
-                "%.0f%% in input order)\n",
+  run.info(
+      strprintf("  %s (sampled nearest neighbours in the same 1/16 block: %.0f%% renumbered, "
+                "%.0f%% in input order)",
                 run.order.input.empty() ? "input order kept" : "nodes renumbered by locality",
-                100 * run.order.score.locality, 100 * run.order.score.input);
+                100 * run.order.score.locality, 100 * run.order.score.input));
 }
 
 // Collective. The candidate lists of --candidates, at most m per node, checked against the data;
@@ -209,10 +215,10 @@ Candidates candidates_phase(LearnRun& run) {
                        (full ? " (every other node)" : " (round(r*k); knn: k)"));
   AnnParams ann = o.ann;
   if (full) ann.engine = AnnEngine::kExact;
-  ann.progress_seconds = run.talk ? kProgressSeconds : 0.0;
+  ann.monitor = &run.monitor;
   Candidates cand;
   std::string file_note;
-  run.s.t_candidates = timed_phase(run.comm, "candidates", run.talk, [&] {
+  run.s.t_candidates = timed_phase(run.comm, "candidates", run.monitor, [&] {
     if (o.candidates.empty())
       cand = find_candidates(run.comm, run.data, m, ann);
     else
@@ -221,23 +227,22 @@ Candidates candidates_phase(LearnRun& run) {
     if (!full)
       run.s.recall = estimate_recall(run.comm, run.data, cand, o.recall_sample, o.seed, ann.threads);
   });
-  if (run.talk) {
-    if (!o.candidates.empty())
-      std::printf("  %s\n", file_note.c_str());
-    else if (full)
-      std::printf("  full support: all %d other nodes are candidates of each node\n", m);
-    else
-      std::printf("  %d candidates per node, %s\n", m, ann.describe().c_str());
-    if (o.candidates.empty()) print_search_report(run.s.search, run.data.n);
-    if (run.s.recall >= 0)
-      std::printf("  estimated recall %.3f on %d sampled nodes\n", run.s.recall, o.recall_sample);
-  }
+  if (!o.candidates.empty())
+    run.info("  " + file_note);
+  else if (full)
+    run.info(strprintf("  full support: all %d other nodes are candidates of each node", m));
+  else
+    run.info(strprintf("  %d candidates per node, %s", m, ann.describe().c_str()));
+  if (o.candidates.empty()) report_search(run.monitor, run.s.search, run.data.n);
+  if (run.s.recall >= 0)
+    run.info(
+        strprintf("  estimated recall %.3f on %d sampled nodes", run.s.recall, o.recall_sample));
   return cand;
 }
 
 // Collective. The allowed edges (renumbered by the locality order) and the model's parameters.
 void prepare_phase(LearnRun& run, const Candidates& cand) {
-  run.s.t_theta = timed_phase(run.comm, run.model->prepare_phase(), run.talk, [&] {
+  run.s.t_theta = timed_phase(run.comm, run.model->prepare_phase(), run.monitor, [&] {
     run.edges = std::make_unique<EdgeSet>(
         run.order.input.empty()
             ? EdgeSet::from_candidates(run.comm, run.data.n, cand)
@@ -245,20 +250,20 @@ void prepare_phase(LearnRun& run, const Candidates& cand) {
                                   renumbered_pairs(run.comm, run.data.n, cand, run.order)));
     run.model->prepare(cand);
   });
-  if (run.talk && !run.o.candidates.empty()) {
+  if (!run.o.candidates.empty()) {
     // Each allowed pair is listed by one of its nodes or by both: with D = n m listed pairs and
     // U allowed pairs, 2U - D are listed by one node only.
     const std::int64_t listed = run.data.n * cand.m, allowed = run.edges->global_edges();
-    std::printf(
-        "  %lld of %lld allowed pairs are listed by one of their nodes only (kept: the "
-        "allowed pairs are the union of the lists)\n",
-        static_cast<long long>(2 * allowed - listed), static_cast<long long>(allowed));
+    run.info(
+        strprintf("  %lld of %lld allowed pairs are listed by one of their nodes only (kept: "
+                  "the allowed pairs are the union of the lists)",
+                  static_cast<long long>(2 * allowed - listed), static_cast<long long>(allowed)));
   }
 }
 
 // Collective. The allowed edges and the model's state from --resume instead of the two above.
 void resume_phase(LearnRun& run) {
-  run.s.t_candidates = timed_phase(run.comm, "candidates", run.talk, [&] {
+  run.s.t_candidates = timed_phase(run.comm, "candidates", run.monitor, [&] {
     run.edges = std::make_unique<EdgeSet>(run.model->resume(run.o.resume, &run.s.recall));
     run.s.search.source = CandidateSource::kCheckpoint;
   });
@@ -266,21 +271,21 @@ void resume_phase(LearnRun& run) {
 
 void learn_phase(LearnRun& run) {
   run.s.allowed_edges = run.edges->global_edges();
-  if (run.talk)
-    std::printf("  %s\n", run.model->prepared_line(run.s.allowed_edges).c_str());
+  run.info("  " + run.model->prepared_line(run.s.allowed_edges));
   LocalRows features = run.model->needs_features() ? std::move(run.data) : LocalRows();
   run.data = LocalRows();
-  run.s.t_learn = timed_phase(run.comm, "learn", run.talk, [&] {
+  run.s.t_learn = timed_phase(run.comm, "learn", run.monitor, [&] {
     const double t0 = MPI_Wtime();
     run.w = run.model->learn({*run.edges, std::move(features), run.s.recall});
     run.s.solver = run.model->report();
     if (run.s.solver.iteration_seconds == 0) run.s.solver.iteration_seconds = MPI_Wtime() - t0;
   });
   run.s.interrupted = run.s.solver.interrupted;
-  if (run.s.interrupted && run.talk)
-    std::printf("interrupted by a signal at iteration %d; %s\n", run.s.solver.iterations,
-                run.o.checkpoint.empty() ? "no --checkpoint was given, nothing saved"
-                                         : ("resume with --resume " + run.o.checkpoint).c_str());
+  if (run.s.interrupted)
+    run.info(strprintf("interrupted by a signal at iteration %d; %s", run.s.solver.iterations,
+                       run.o.checkpoint.empty()
+                           ? "no --checkpoint was given, nothing saved"
+                           : ("resume with --resume " + run.o.checkpoint).c_str()));
 }
 
 // Collective. Saturated and isolated nodes, time per iteration and effective bandwidth.
@@ -340,7 +345,7 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
 void write_phase(LearnRun& run) {
   LearnSummary& s = run.s;
   const LearnOptions& o = run.o;
-  s.t_write = timed_phase(run.comm, "write", run.talk, [&] {
+  s.t_write = timed_phase(run.comm, "write", run.monitor, [&] {
     const LocalCsr rows =
         assemble_rows(*run.edges, run.w, run.model->threshold(), run.model->scale(),
                       run.order.input.empty() ? nullptr : &run.order.input);
@@ -355,48 +360,48 @@ void write_phase(LearnRun& run) {
   });
 }
 
-// Rank 0.
-void print_summary(const LearnRun& run) {
+// The summary lines.
+void report_summary(const LearnRun& run) {
   const LearnSummary& s = run.s;
   const LearnOptions& o = run.o;
   const Model& model = *run.model;
-  std::printf("\nsummary\n");
-  std::printf("  model              %s\n", name_of(o.model));
-  std::printf("  nodes              %lld (d = %lld)\n", (long long)s.n, (long long)s.d);
-  std::printf("  edges              %lld of %lld allowed\n", (long long)s.edges,
-              (long long)s.allowed_edges);
-  std::printf("  average degree     %.2f (requested k = %d, deviation %+.1f%%)\n", s.avg_degree,
-              o.k, 100.0 * s.degree_deviation);
-  model.print_summary();
-  if (s.recall >= 0) std::printf("  candidate recall   %.3f (estimated)\n", s.recall);
-  std::printf("  isolated nodes     %lld\n", (long long)s.isolated_nodes);
+  run.summary("");
+  run.summary("summary");
+  run.summary(strprintf("  model              %s", name_of(o.model)));
+  run.summary(strprintf("  nodes              %lld (d = %lld)", static_cast<long long>(s.n),
+                        static_cast<long long>(s.d)));
+  run.summary(strprintf("  edges              %lld of %lld allowed",
+                        static_cast<long long>(s.edges), static_cast<long long>(s.allowed_edges)));
+  run.summary(strprintf("  average degree     %.2f (requested k = %d, deviation %+.1f%%)",
+                        s.avg_degree, o.k, 100.0 * s.degree_deviation));
+  for (const std::string& line : model.summary_lines()) run.summary(line);
+  if (s.recall >= 0) run.summary(strprintf("  candidate recall   %.3f (estimated)", s.recall));
+  run.summary(strprintf("  isolated nodes     %lld", static_cast<long long>(s.isolated_nodes)));
   if (o.support != Support::kFull && model.iterative() && s.saturated_nodes * 10 > s.n)
-    std::printf("  warning: %lld nodes kept all their allowed edges: increase --r\n",
-                (long long)s.saturated_nodes);
+    run.summary(strprintf("  warning: %lld nodes kept all their allowed edges: increase --r",
+                          static_cast<long long>(s.saturated_nodes)));
   if (model.iterative() && s.learn_bandwidth > 0)
-    std::printf(
-        "  learning           %.2f ms per iteration, %.2f GB/s effective, at most %lld "
-        "bytes sent per rank and iteration\n",
-        s.ms_per_iteration, s.learn_bandwidth / 1e9, (long long)s.bytes_sent_max);
+    run.summary(strprintf(
+        "  learning           %.2f ms per iteration, %.2f GB/s effective, at "
+        "most %lld bytes sent per rank and iteration",
+        s.ms_per_iteration, s.learn_bandwidth / 1e9, static_cast<long long>(s.bytes_sent_max)));
   else if (model.iterative())
-    std::printf("  learning           %.2f ms per iteration\n", s.ms_per_iteration);
-  std::printf(
-      "  phases             read %.2f s, order %.2f s, candidates %.2f s, %s %.2f s, learn "
-      "%.2f s, write %.2f s\n",
-      s.t_read, s.t_order, s.t_candidates, model.prepare_phase(), s.t_theta, s.t_learn,
-      s.t_write);
-  std::printf("  peak memory        %.1f MB max per rank, %.1f MB total\n", s.peak_rss_max / 1e6,
-              s.peak_rss_sum / 1e6);
-  std::printf("  total time         %.2f s\n", s.t_total);
-  std::printf("  output             %s\n", o.output.c_str());
-  std::fflush(stdout);
+    run.summary(strprintf("  learning           %.2f ms per iteration", s.ms_per_iteration));
+  run.summary(strprintf(
+      "  phases             read %.2f s, order %.2f s, candidates %.2f s, %s "
+      "%.2f s, learn %.2f s, write %.2f s",
+      s.t_read, s.t_order, s.t_candidates, model.prepare_phase(), s.t_theta, s.t_learn, s.t_write));
+  run.summary(strprintf("  peak memory        %.1f MB max per rank, %.1f MB total",
+                        s.peak_rss_max / 1e6, s.peak_rss_sum / 1e6));
+  run.summary(strprintf("  total time         %.2f s", s.t_total));
+  run.summary("  output             " + o.output);
 }
 
 }  // namespace
 
-LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
+LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
   const double t_start = MPI_Wtime();
-  LearnRun run(comm, o);
+  LearnRun run(comm, o, monitor);
   start(run, true);
   read_phase(run);
   order_phase(run);
@@ -412,14 +417,12 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o) {
   const std::int64_t rss = peak_rss_bytes();
   run.s.peak_rss_max = allreduce_max(comm, rss);
   run.s.peak_rss_sum = allreduce_sum(comm, rss);
-  if (run.talk) print_summary(run);
+  report_summary(run);
   return run.s;
 }
 
-ThetaChoice run_theta(MPI_Comm comm, const LearnOptions& opt) {
-  LearnOptions o = opt;
-  o.quiet = true;  // `lsgl theta` prints its result only
-  LearnRun run(comm, o);
+ThetaChoice run_theta(MPI_Comm comm, const LearnOptions& o) {
+  LearnRun run(comm, o, null_monitor());  // `lsgl theta` prints its result only
   start(run, false);
   read_phase(run);
   const int m = run.model->candidates_per_node(run.data.n);

@@ -3,7 +3,8 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <cstdio>
+
+#include "lsgl/util/format.hpp"
 
 namespace lsgl {
 
@@ -14,16 +15,15 @@ int cpus_available() {
   return std::max(1, CPU_COUNT(&set));
 }
 
-int check_threads_fit(MPI_Comm comm, int threads) {
-  int mine = cpus_available(), least = mine, rank = 0;
+int check_threads_fit(MPI_Comm comm, int threads, Monitor& monitor) {
+  int mine = cpus_available(), least = mine;
   MPI_Allreduce(&mine, &least, 1, MPI_INT, MPI_MIN, comm);
-  MPI_Comm_rank(comm, &rank);
-  if (rank == 0 && threads > least) {
-    std::fprintf(stderr,
-                 "lsgl: warning: --threads %d but a rank may use only %d CPU(s), so its threads "
-                 "share them; launch with 'mpirun --bind-to none' or 'mpirun --map-by "
-                 "slot:PE=%d', or 'srun --cpus-per-task=%d'\n",
-                 threads, least, threads, threads);
+  if (threads > least) {
+    monitor.message(MessageKind::kWarning,
+                    strprintf("--threads %d but a rank may use only %d CPU(s), so its threads "
+                              "share them; launch with 'mpirun --bind-to none' or 'mpirun "
+                              "--map-by slot:PE=%d', or 'srun --cpus-per-task=%d'",
+                              threads, least, threads, threads));
   }
   return least;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/util/monitor.hpp"
 #include "lsgl/util/names.hpp"
 
 namespace lsgl {
@@ -46,7 +47,7 @@ struct AnnParams {
   AnnRoute route = AnnRoute::kPartition;
   int cells_per_rank = 16;          // partition: k-means cells per rank
   int threads = 1;                  // threads per rank for index build and search
-  double progress_seconds = 0;      // rank 0 prints the share of queries searched this often
+  Monitor* monitor = &null_monitor();  // rank 0's progress and the warnings (never null)
   // partition: bytes of routed query rows and their lists a rank sends per round, all peers
   // together (bounds the query buffers whatever the number of ranks)
   std::int64_t round_bytes = std::int64_t{16} << 20;

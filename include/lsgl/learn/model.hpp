@@ -17,6 +17,7 @@
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/learn/options.hpp"
 #include "lsgl/learn/solver.hpp"
+#include "lsgl/util/monitor.hpp"
 #include "lsgl/util/names.hpp"
 
 namespace lsgl {
@@ -30,7 +31,7 @@ struct LearnInput {
 
 class Model {
  public:
-  Model(MPI_Comm comm, const LearnOptions& o);
+  Model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor);
   virtual ~Model() = default;
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -61,9 +62,9 @@ class Model {
   virtual double scale() const { return 1.0; }
   // Local. The model's attributes of /graph (appended to the common ones).
   virtual void add_attributes(Attributes& a) const = 0;
-  // Rank 0: one line after prepare(), and the model's lines of the summary.
+  // Local. One line after prepare(), and the model's lines of the summary.
   virtual std::string prepared_line(std::int64_t allowed_edges) const;
-  virtual void print_summary() const = 0;
+  virtual std::vector<std::string> summary_lines() const = 0;
 
   // What the learning did (iterations, convergence, bytes moved, interruption).
   const SolverReport& report() const { return report_; }
@@ -72,18 +73,17 @@ class Model {
   // Collective. Refuses the options of other models that are set (e.g. --sigma without
   // --model knn); `owned` lists the option names this model takes.
   void refuse_foreign_options(const std::vector<std::string>& owned) const;
-  bool talk() const { return talk_; }
+  // Local. An information line for the monitor.
+  void inform(const std::string& line) const { monitor_.message(MessageKind::kInfo, line); }
 
   MPI_Comm comm_;
   const LearnOptions& o_;
+  Monitor& monitor_;
   SolverReport report_;
-
- private:
-  bool talk_ = false;  // rank 0 and not --quiet
 };
 
 // Collective. The model named by o.model, its options checked (CollectiveError on every rank for
 // an unknown model or a misplaced option).
-std::unique_ptr<Model> make_model(MPI_Comm comm, const LearnOptions& o);
+std::unique_ptr<Model> make_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor);
 
 }  // namespace lsgl

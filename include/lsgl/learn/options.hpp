@@ -64,9 +64,7 @@ struct LearnOptions {
   // Tolerance of the solves that only measure the degree while theta is corrected; the theta
   // kept is then solved to --tol, continuing from its state.
   double degree_search_tol = 3e-4;
-  double prune = 1e-4;     // weights <= prune (alpha = beta = 1 scale) are not written
-  int progress_every = 50;
-  bool quiet = false;
+  double prune = 1e-4;       // weights <= prune (alpha = beta = 1 scale) are not written
   std::string checkpoint;    // write the learning state here (atomically; previous kept .prev)
   int checkpoint_every = 0;  // iterations between checkpoints (0: only when interrupted)
   std::string resume;        // continue from this checkpoint (any number of ranks)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
+#include "lsgl/util/monitor.hpp"
 #include "lsgl/util/names.hpp"
 
 namespace lsgl {
@@ -41,7 +42,15 @@ struct SolverParams {
   // When set, a flag raised asynchronously (e.g. by a signal handler) on any rank; it is folded
   // into the iteration's all-reduce so every rank sees it at the same iteration.
   const volatile std::sig_atomic_t* interrupt = nullptr;
+  // Told every iteration (fbf, fdpg), and polled for a stop with the flag above (never null).
+  Monitor* monitor = &null_monitor();
 };
+
+// Local. Whether this rank asks the iteration to stop: the interrupt flag is raised or the
+// monitor asks (the solvers fold it into their all-reduce).
+inline bool stop_requested(const SolverParams& p) {
+  return (p.interrupt && *p.interrupt) || p.monitor->stop_requested();
+}
 
 // Everything needed to continue the iteration exactly where it was (local parts). fdpg: w is
 // w*(lambda), v the dual lambda (> 0), dual_scale 1 and rescales 0; a resumed fdpg restarts its

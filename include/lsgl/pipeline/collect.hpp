@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/util/monitor.hpp"
+
 namespace lsgl {
 
 struct CollectOptions {
@@ -20,7 +22,6 @@ struct CollectOptions {
   std::string table;                 // optional sweep table (CSV): its columns join by task
   std::string csv;                   // the CSV written (required)
   std::int64_t expect = -1;          // >= 0: tasks 0 .. expect-1 are expected
-  bool quiet = false;
 };
 
 struct CollectTask {
@@ -35,10 +36,12 @@ struct CollectReport {
   std::int64_t ok = 0, failed = 0, missing = 0, unreadable = 0;
 };
 
-// Collective. Rank 0 reads every file (HDF5 with MPI_COMM_SELF), writes the CSV and prints the
-// failed and missing tasks; the other ranks wait. Throws CollectiveError on every rank when the
-// CSV cannot be written, no pattern matches any file and nothing is expected, or the sweep table
-// cannot be read. A task's unreadable output or failed run is a row of the table, not an error.
-CollectReport run_collect(MPI_Comm comm, const CollectOptions& options);
+// Collective. Rank 0 reads every file (HDF5 with MPI_COMM_SELF), writes the CSV and reports the
+// counts and the tasks that are not ok to `monitor` (summary lines, on rank 0 only); the other
+// ranks wait. Throws CollectiveError on every rank when the CSV cannot be written, no pattern
+// matches any file and nothing is expected, or the sweep table cannot be read. A task's
+// unreadable output or failed run is a row of the table, not an error.
+CollectReport run_collect(MPI_Comm comm, const CollectOptions& options,
+                          Monitor& monitor = null_monitor());
 
 }  // namespace lsgl

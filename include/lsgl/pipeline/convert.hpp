@@ -1,12 +1,13 @@
 #pragma once
 // `lsgl convert`: read a graph in any input format of graph_input.hpp -> write it in a format
-// other tools load (graph_export.hpp) or as lsgl's HDF5 graph; a summary line on rank 0.
+// other tools load (graph_export.hpp) or as lsgl's HDF5 graph; a summary line.
 #include <mpi.h>
 
 #include <optional>
 #include <string>
 
 #include "lsgl/graph/graph_input.hpp"
+#include "lsgl/util/monitor.hpp"
 #include "lsgl/util/names.hpp"
 
 namespace lsgl {
@@ -24,7 +25,6 @@ struct ConvertOptions {
   GraphInputOptions input;
   std::string output;
   std::optional<ExportFormat> to;  // none: from the output's name
-  bool quiet = false;
   std::string command_line;
   std::string configuration;
 };
@@ -33,8 +33,10 @@ struct ConvertOptions {
 // .txt/.edges/.edgelist/.tsv) when `to` is none; throws std::invalid_argument otherwise.
 ExportFormat convert_target(std::optional<ExportFormat> to, const std::string& output);
 
-// Collective. Reads the graph, writes it (atomically), returns the input report. Throws
-// CollectiveError on bad input, an unknown format or an unwritable output.
-GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o);
+// Collective. Reads the graph, writes it (atomically), returns the input report; the phases, a
+// note on the input and the summary line go to `monitor`. Throws CollectiveError on bad input,
+// an output name that tells no format, or an unwritable output.
+GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o,
+                             Monitor& monitor = null_monitor());
 
 }  // namespace lsgl

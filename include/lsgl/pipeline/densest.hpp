@@ -1,6 +1,6 @@
 #pragma once
 // `lsgl densest`: read -> init -> optimise -> write, each a named, timed phase with its own
-// PETSc log stage; a summary line on rank 0.
+// PETSc log stage; a summary line per run.
 #include <mpi.h>
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 
 #include "lsgl/dpcd/dense_subgraph.hpp"
 #include "lsgl/graph/graph_input.hpp"
+#include "lsgl/util/monitor.hpp"
 #include "lsgl/util/names.hpp"
 
 namespace lsgl {
@@ -43,7 +44,6 @@ struct DensestOptions {
   SubgraphFormat output_format = SubgraphFormat::kHdf5;
   dpcd::DensestDpcdOptions dpcd;
   int tpower_max_iterations = 100;
-  bool quiet = false;
   std::string command_line;
   std::string configuration;
 };
@@ -62,12 +62,15 @@ struct DensestSummary {
 };
 
 // Collective. Reads the graph, runs every (size, method) pair, writes the output for a single
-// pair, prints a summary line per pair on rank 0. Throws CollectiveError on bad input
-// (unreadable or malformed graph, k < 1 or k > n, negative weights, unwritable output).
-std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& o);
+// pair; the phases, notes and a summary line per pair go to `monitor`. Throws CollectiveError
+// on bad input (unreadable or malformed graph, k < 1 or k > n, negative weights, unwritable
+// output).
+std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& o,
+                                        Monitor& monitor = null_monitor());
 
 // Collective. Runs one method on an already loaded graph (for tests and benchmarks); fills
 // members, objective, iterations, init_used, stats and the init/optimise times.
-DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& o);
+DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& o,
+                          Monitor& monitor = null_monitor());
 
 }  // namespace lsgl

@@ -16,6 +16,7 @@
 #include "lsgl/eval/label_propagation.hpp"
 #include "lsgl/eval/spectral_embedding.hpp"
 #include "lsgl/graph/graph_input.hpp"
+#include "lsgl/util/monitor.hpp"
 
 namespace lsgl {
 
@@ -31,8 +32,7 @@ struct EvalOptions {
   DiameterParams diameter_params;
   std::string embedding;  // optional HDF5 output of the spectral embedding
   EmbeddingParams embedding_params;
-  std::string json;    // optional JSON report
-  bool quiet = false;  // no phase times, no table
+  std::string json;  // optional JSON report
   std::string command_line, configuration;
 };
 
@@ -59,11 +59,12 @@ struct EvalReport {
   std::vector<std::pair<std::string, double>> seconds;  // per measure, then "total"
 };
 
-// Collective. Runs every measure the options ask for; throws CollectiveError on every rank on
-// bad input (missing graph, labels of the wrong length, unwritable outputs, ...).
-EvalReport run_eval(MPI_Comm comm, const EvalOptions& options);
+// Collective. Runs every measure the options ask for, reporting the phases, notes and the table
+// (as summary lines) to `monitor`; throws CollectiveError on every rank on bad input (missing
+// graph, labels of the wrong length, unwritable outputs, ...).
+EvalReport run_eval(MPI_Comm comm, const EvalOptions& options, Monitor& monitor = null_monitor());
 
-// Local. The report as one JSON object (non-finite numbers as null), and as the rank-0 table.
+// Local. The report as one JSON object (non-finite numbers as null), and as the summary table.
 std::string eval_report_json(const EvalReport& r);
 std::string eval_report_table(const EvalReport& r);
 

@@ -1,7 +1,7 @@
 #pragma once
 // `lsgl hash train | encode | eval`: binary codes learned with DPCD (or the baselines' solvers)
-// and judged by Hamming ranking. Progress and summaries are printed by rank 0. Every run_*
-// function is collective and throws CollectiveError on bad input.
+// and judged by Hamming ranking. The phases and the summary lines go to the caller's Monitor.
+// Every run_* function is collective and throws CollectiveError on bad input.
 #include <mpi.h>
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include "lsgl/hash/retrieval.hpp"
 #include "lsgl/hash/train.hpp"
 #include "lsgl/io/metric.hpp"
+#include "lsgl/util/monitor.hpp"
 
 namespace lsgl {
 
@@ -19,7 +20,6 @@ struct HashTrainOptions {
   std::string labels, labels_dataset = "/labels";  // required for --loss sdh
   std::string output;
   hash::TrainOptions train;
-  bool quiet = false;
   std::string command_line, configuration;
 };
 
@@ -30,7 +30,8 @@ struct HashTrainSummary {
   double t_read = 0, t_encode = 0, t_write = 0, t_total = 0;
 };
 
-HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o);
+HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o,
+                                Monitor& monitor = null_monitor());
 
 struct HashEncodeOptions {
   std::string model;
@@ -39,7 +40,6 @@ struct HashEncodeOptions {
   std::int64_t per_class = 0;  // > 0: encode only this many rows per label (seeded); needs labels
   std::uint64_t seed = 1;
   std::string output;
-  bool quiet = false;
   std::string command_line, configuration;
 };
 
@@ -51,13 +51,13 @@ struct HashEncodeSummary {
 
 // Collective. Encodes the rows of --input with the model (after the model's --metric, an
 // attribute of its file: euclidean when absent).
-HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o);
+HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o,
+                                  Monitor& monitor = null_monitor());
 
 struct HashEvalOptions {
   std::string queries, database;
   std::int64_t top = 500;  // Precision@top
   std::string json;
-  bool quiet = false;
 };
 
 struct HashEvalSummary {
@@ -67,6 +67,7 @@ struct HashEvalSummary {
   double seconds = 0;
 };
 
-HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o);
+HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o,
+                              Monitor& monitor = null_monitor());
 
 }  // namespace lsgl

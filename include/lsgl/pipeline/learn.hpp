@@ -2,7 +2,7 @@
 // `lsgl learn`: read -> order -> candidates -> prepare -> learn -> write -> summary, each a
 // named, timed phase with its own PETSc log stage, over one model interface (learn/model.hpp:
 // log, l2, hard, soft, knn), all sharing the candidate support and the output contract.
-// Progress and the summary are printed by rank 0.
+// Nothing is printed: every line goes to the caller's Monitor (lsgl/util/monitor.hpp).
 #include <mpi.h>
 
 #include <cstdint>
@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"
-#include "lsgl/learn/solver.hpp"
 #include "lsgl/learn/options.hpp"
+#include "lsgl/learn/solver.hpp"
 #include "lsgl/learn/theta.hpp"
+#include "lsgl/util/monitor.hpp"
 
 namespace lsgl {
 
@@ -44,10 +45,11 @@ struct LearnSummary {
 // --checkpoint) at the same iteration on every rank; rerun with --resume to continue.
 constexpr int kExitInterrupted = 75;
 
-// Collective. Runs the whole pipeline; throws CollectiveError on bad input. SIGUSR1 and SIGTERM
-// (util/interrupt.hpp, when installed) stop the learning at its next iteration on every rank,
-// after writing the checkpoint.
-LearnSummary run_learn(MPI_Comm comm, const LearnOptions& opt);
+// Collective. Runs the whole pipeline, reporting to `monitor` (phases, progress, iterations,
+// information and the summary lines); throws CollectiveError on bad input. SIGUSR1 and SIGTERM
+// (util/interrupt.hpp, when installed) and the monitor's stop_requested() stop the learning at
+// its next iteration on every rank, after writing the checkpoint.
+LearnSummary run_learn(MPI_Comm comm, const LearnOptions& opt, Monitor& monitor = null_monitor());
 
 // Collective. `lsgl theta`: read -> candidates -> [KP19] eq. 18 for opt.k (the theta that
 // `lsgl learn` starts from with the same options).

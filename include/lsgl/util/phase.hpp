@@ -2,28 +2,24 @@
 // Named, timed phases of a pipeline and the UTC time stamp stored in outputs.
 #include <mpi.h>
 
-#include <cstdio>
 #include <string>
 
+#include "lsgl/util/monitor.hpp"
 #include "lsgl/util/petsc.hpp"
 
 namespace lsgl {
 
 // Collective. Runs fn() on every rank inside a PETSc log stage called `name` (shown by
-// -log_view), with a barrier before and after; returns the wall time. With `verbose` (rank 0),
-// prints "[name] seconds".
+// -log_view), with a barrier before and after; reports the wall time to `monitor` and returns it.
 template <class Fn>
-double timed_phase(MPI_Comm comm, const char* name, bool verbose, Fn&& fn) {
+double timed_phase(MPI_Comm comm, const char* name, Monitor& monitor, Fn&& fn) {
   LogStage stage(name);
   MPI_Barrier(comm);
   const double t0 = MPI_Wtime();
   fn();
   MPI_Barrier(comm);
   const double dt = MPI_Wtime() - t0;
-  if (verbose) {
-    std::printf("[%-10s] %8.2f s\n", name, dt);
-    std::fflush(stdout);
-  }
+  monitor.phase({name, dt});
   return dt;
 }
 

@@ -1,12 +1,13 @@
 // --model hard and --model soft: Daitch, Kelner & Spielman 2009 as in [KP19] appendix C
 // (eq. 22 and 23), on the node features (optionally randomly projected).
+#include "lsgl/learn/solvers/daitch.hpp"
+
 #include <cmath>
-#include <cstdio>
 #include <string>
 
-#include "lsgl/learn/solvers/daitch.hpp"
 #include "lsgl/learn/projection.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/format.hpp"
 #include "models.hpp"
 
 namespace lsgl {
@@ -15,7 +16,8 @@ namespace {
 
 class DaitchModel : public Model {
  public:
-  DaitchModel(MPI_Comm comm, const LearnOptions& o) : Model(comm, o), soft_(o.model == ModelKind::kSoft) {
+  DaitchModel(MPI_Comm comm, const LearnOptions& o, Monitor& monitor)
+      : Model(comm, o, monitor), soft_(o.model == ModelKind::kSoft) {
     refuse_foreign_options(soft_ ? std::vector<std::string>{"mu", "project-dim"}
                                  : std::vector<std::string>{"project-dim"});
   }
@@ -59,13 +61,16 @@ class DaitchModel : public Model {
     if (!soft_) a.emplace_back("rel_change_dual", report_.rel_change_dual);
   }
 
-  void print_summary() const override {
-    if (soft_) std::printf("  mu                 %.6g%s\n", mu_, o_.mu > 0 ? "" : " (default)");
+  std::vector<std::string> summary_lines() const override {
+    std::vector<std::string> lines;
+    if (soft_)
+      lines.push_back(strprintf("  mu                 %.6g%s", mu_, o_.mu > 0 ? "" : " (default)"));
     if (o_.project_dim > 0)
-      std::printf("  features           projected to %d dimensions\n", o_.project_dim);
-    std::printf("  iterations         %d (%s, rel. change %.2e, tol %.0e)\n", report_.iterations,
-                report_.converged ? "converged" : "NOT converged", report_.rel_change_primal,
-                o_.solver.tol);
+      lines.push_back(strprintf("  features           projected to %d dimensions", o_.project_dim));
+    lines.push_back(strprintf("  iterations         %d (%s, rel. change %.2e, tol %.0e)",
+                              report_.iterations, report_.converged ? "converged" : "NOT converged",
+                              report_.rel_change_primal, o_.solver.tol));
+    return lines;
   }
 
  private:
@@ -75,8 +80,8 @@ class DaitchModel : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> make_daitch_model(MPI_Comm comm, const LearnOptions& o) {
-  return std::make_unique<DaitchModel>(comm, o);
+std::unique_ptr<Model> make_daitch_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
+  return std::make_unique<DaitchModel>(comm, o, monitor);
 }
 
 }  // namespace lsgl

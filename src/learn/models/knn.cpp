@@ -1,8 +1,9 @@
 // --model knn: the union of every node's k nearest candidates with Gaussian weights.
-#include <cmath>
-#include <cstdio>
-
 #include "lsgl/learn/solvers/knn.hpp"
+
+#include <cmath>
+
+#include "lsgl/util/format.hpp"
 #include "models.hpp"
 
 namespace lsgl {
@@ -11,7 +12,7 @@ namespace {
 
 class KnnModel : public Model {
  public:
-  KnnModel(MPI_Comm comm, const LearnOptions& o) : Model(comm, o) {
+  KnnModel(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) : Model(comm, o, monitor) {
     refuse_foreign_options({"sigma"});
   }
   int candidates_per_node(std::int64_t) const override { return o_.k; }
@@ -34,8 +35,8 @@ class KnnModel : public Model {
     a.emplace_back("sigma_default", static_cast<std::int64_t>(o_.sigma > 0 ? 0 : 1));
   }
 
-  void print_summary() const override {
-    std::printf("  sigma              %.6g%s\n", sigma_, o_.sigma > 0 ? "" : " (default)");
+  std::vector<std::string> summary_lines() const override {
+    return {strprintf("  sigma              %.6g%s", sigma_, o_.sigma > 0 ? "" : " (default)")};
   }
 
  private:
@@ -44,8 +45,8 @@ class KnnModel : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> make_knn_model(MPI_Comm comm, const LearnOptions& o) {
-  return std::make_unique<KnnModel>(comm, o);
+std::unique_ptr<Model> make_knn_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
+  return std::make_unique<KnnModel>(comm, o, monitor);
 }
 
 }  // namespace lsgl

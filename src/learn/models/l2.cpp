@@ -1,8 +1,9 @@
 // --model l2: [KP19] eq. 4, alpha given or searched until the average degree is k.
-#include <algorithm>
-#include <cstdio>
-
 #include "lsgl/learn/solvers/l2.hpp"
+
+#include <algorithm>
+
+#include "lsgl/util/format.hpp"
 #include "models.hpp"
 
 namespace lsgl {
@@ -11,7 +12,7 @@ namespace {
 
 class L2Model : public Model {
  public:
-  L2Model(MPI_Comm comm, const LearnOptions& o) : Model(comm, o) {
+  L2Model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) : Model(comm, o, monitor) {
     refuse_foreign_options({"alpha"});
   }
 
@@ -27,10 +28,9 @@ class L2Model : public Model {
       iterations_total_ = rep.iterations;
     } else {
       L2Search search;
-      w = l2_search_alpha(in.edges, o_.k, o_.prune, lp, search, 0.02, 40,
-                          [&](double alpha, double degree, const L2Report& r) {
-                            print_solve(alpha, degree, r);
-                          });
+      w = l2_search_alpha(
+          in.edges, o_.k, o_.prune, lp, search, 0.02, 40,
+          [&](double alpha, double degree, const L2Report& r) { report_solve(alpha, degree, r); });
       rep = search.last;
       alpha_ = search.alpha;
       solves_ = search.solves;
@@ -55,26 +55,24 @@ class L2Model : public Model {
     a.emplace_back("tol", o_.solver.tol);
   }
 
-  void print_summary() const override {
-    if (solves_ > 0)
-      std::printf("  alpha              %.6g (searched for k: %d solves, %d iterations)\n", alpha_,
-                  solves_, iterations_total_);
-    else
-      std::printf("  alpha              %.6g (given)\n", alpha_);
-    std::printf("  iterations         %d (%s, rel. change %.2e, tol %.0e)\n", report_.iterations,
-                report_.converged ? "converged" : "NOT converged", report_.rel_change_primal,
-                o_.solver.tol);
+  std::vector<std::string> summary_lines() const override {
+    return {solves_ > 0 ? strprintf("  alpha              %.6g (searched for k: %d solves, %d "
+                                    "iterations)",
+                                    alpha_, solves_, iterations_total_)
+                        : strprintf("  alpha              %.6g (given)", alpha_),
+            strprintf("  iterations         %d (%s, rel. change %.2e, tol %.0e)",
+                      report_.iterations, report_.converged ? "converged" : "NOT converged",
+                      report_.rel_change_primal, o_.solver.tol)};
   }
 
  private:
-  void print_solve(double alpha, double degree, const L2Report& r) const {
-    if (!talk() || o_.progress_every <= 0) return;
-    std::printf("  alpha %.6g: average degree %.3f, %d iterations (%.1f projection steps "
-                "each)%s\n",
-                alpha, degree, r.iterations,
-                static_cast<double>(r.projection_steps) / std::max(1, r.iterations),
-                r.converged ? "" : " (NOT converged)");
-    std::fflush(stdout);
+  void report_solve(double alpha, double degree, const L2Report& r) const {
+    inform(
+        strprintf("  alpha %.6g: average degree %.3f, %d iterations (%.1f projection steps "
+                  "each)%s",
+                  alpha, degree, r.iterations,
+                  static_cast<double>(r.projection_steps) / std::max(1, r.iterations),
+                  r.converged ? "" : " (NOT converged)"));
   }
 
   double alpha_ = 0.0;
@@ -84,8 +82,8 @@ class L2Model : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> make_l2_model(MPI_Comm comm, const LearnOptions& o) {
-  return std::make_unique<L2Model>(comm, o);
+std::unique_ptr<Model> make_l2_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
+  return std::make_unique<L2Model>(comm, o, monitor);
 }
 
 }  // namespace lsgl

@@ -1,7 +1,8 @@
 // --model log, the default: [KP19] eq. 5 with theta from eq. 18 (corrected until the average
 // degree is k), solved by fbf or fdpg, with checkpoints, resume and interruption by a signal.
+#include "lsgl/learn/solvers/log.hpp"
+
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -10,9 +11,9 @@
 #include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/degree_search.hpp"
 #include "lsgl/learn/solver.hpp"
-#include "lsgl/learn/solvers/log.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/format.hpp"
 #include "lsgl/util/interrupt.hpp"
 #include "models.hpp"
 
@@ -35,7 +36,7 @@ std::string degree_trials_text(const std::vector<DegreeTrial>& trials, double to
 
 class LogModel : public Model {
  public:
-  LogModel(MPI_Comm comm, const LearnOptions& o) : Model(comm, o) {
+  LogModel(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) : Model(comm, o, monitor) {
     refuse_foreign_options({"theta", "beta", "alpha", "checkpoint", "resume"});
     collective_check(comm, (o.alpha > 0) == (o.beta > 0),
                      "--alpha and --beta must be given together");
@@ -66,31 +67,27 @@ class LogModel : public Model {
     theta_eq18_ = c.info.theta_eq18;
     set_parameters(c.info.theta);
     dual_scale_ = start_->dual_scale;
-    if (talk())
-      std::printf("  resuming from '%s' at iteration %d\n", path.c_str(), start_->iteration);
+    inform(strprintf("  resuming from '%s' at iteration %d", path.c_str(), start_->iteration));
     return std::move(c.edges);
   }
 
   std::vector<double> learn(LearnInput in) override {
     const CheckpointInfo info{key_, theta_, in.recall, theta_eq18_};
     std::vector<double> w = learn_to_degree(in.edges, info);
-    if (talk())
-      std::printf(
-          "  ||S|| = %.4g (power iteration), gamma = %.4g, dual scale %.4g after %d rescales\n",
-          report_.norm_S, report_.gamma, report_.final_dual_scale, report_.rescales);
+    inform(strprintf(
+        "  ||S|| = %.4g (power iteration), gamma = %.4g, dual scale %.4g after %d rescales",
+        report_.norm_S, report_.gamma, report_.final_dual_scale, report_.rescales));
     return w;
   }
 
   double scale() const override { return delta_; }
 
   std::string prepared_line(std::int64_t allowed_edges) const override {
-    char line[160];
-    std::snprintf(line, sizeof line, "theta = %.6g, %lld allowed edges, dual scale %.4g", theta_,
-                  (long long)allowed_edges, dual_scale_);
-    if (slope_eq18_ == 0) return line;
-    char slope[80];
-    std::snprintf(slope, sizeof slope, ", eq. 18 slope d log k / d log theta %.3f", slope_eq18_);
-    return line + std::string(slope);
+    std::string line = strprintf("theta = %.6g, %lld allowed edges, dual scale %.4g", theta_,
+                                 static_cast<long long>(allowed_edges), dual_scale_);
+    if (slope_eq18_ != 0)
+      line += strprintf(", eq. 18 slope d log k / d log theta %.3f", slope_eq18_);
+    return line;
   }
 
   void add_attributes(Attributes& a) const override {
@@ -116,16 +113,18 @@ class LogModel : public Model {
     a.emplace_back("iterations_total", static_cast<std::int64_t>(iterations_total_));
   }
 
-  void print_summary() const override {
-    std::printf("  solver             %s\n", name_of(o_.solver.solver));
-    std::printf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)\n",
-                report_.iterations, report_.converged ? "converged" : "NOT converged",
-                report_.rel_change_primal, report_.rel_change_dual, o_.solver.tol);
+  std::vector<std::string> summary_lines() const override {
+    std::vector<std::string> lines = {
+        strprintf("  solver             %s", name_of(o_.solver.solver)),
+        strprintf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)",
+                  report_.iterations, report_.converged ? "converged" : "NOT converged",
+                  report_.rel_change_primal, report_.rel_change_dual, o_.solver.tol)};
     if (trials_.size() > 1 && (theta_ != trials_.front().x || !degree_reached_))
-      std::printf("  degree correction  %s: theta %.6g (eq. 18: %.6g), %zu solves, %d iterations "
-                  "in all\n",
-                  degree_reached_ ? "within --degree-tol" : "NOT within --degree-tol (closest kept)",
-                  theta_, theta_eq18_, trials_.size(), iterations_total_);
+      lines.push_back(strprintf(
+          "  degree correction  %s: theta %.6g (eq. 18: %.6g), %zu solves, %d iterations in all",
+          degree_reached_ ? "within --degree-tol" : "NOT within --degree-tol (closest kept)",
+          theta_, theta_eq18_, trials_.size(), iterations_total_));
+    return lines;
   }
 
  private:
@@ -174,23 +173,16 @@ class LogModel : public Model {
     sp.tol = tol;
     sp.dual_scale = dual_scale_;
     sp.interrupt = interrupt_flag();
+    sp.monitor = &monitor_;
     return learn_log(
         edges, tz, sp, report_,
         [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
-          if (talk() && o_.progress_every > 0 && it.iteration % o_.progress_every == 0) {
-            std::printf("  iteration %5d   rel. change primal %.3e  dual %.3e\n", it.iteration,
-                        it.rel_change_primal, it.rel_change_dual);
-            std::fflush(stdout);
-          }
           const bool due =
               o_.checkpoint_every > 0 && it.iteration % o_.checkpoint_every == 0 && !it.converged;
           if (!o_.checkpoint.empty() && (due || it.interrupted)) {
             write_checkpoint(o_.checkpoint, edges, capture(), info);
-            if (talk()) {
-              std::printf("  checkpoint written at iteration %d: %s\n", it.iteration,
-                          o_.checkpoint.c_str());
-              std::fflush(stdout);
-            }
+            inform(strprintf("  checkpoint written at iteration %d: %s", it.iteration,
+                             o_.checkpoint.c_str()));
           }
           if (final_state && (it.converged || it.iteration >= sp.max_iterations)) {
             *final_state = capture();
@@ -238,12 +230,11 @@ class LogModel : public Model {
       have_last = true;
       const DegreeTrial t{q.x, average_degree(edges, w, o_.prune), report_.iterations_run, q.full};
       const double deviation = std::abs(t.degree - o_.k);
-      if (talk() && target) {
-        std::printf("  theta %.6g: average degree %.3f (%+.1f%%), %d %siterations at tol %.0e%s\n",
-                    q.x, t.degree, 100.0 * (t.degree - o_.k) / o_.k, t.iterations,
-                    q.continues ? "more " : "", q.full ? o_.solver.tol : search_tol_,
-                    report_.converged ? "" : " (NOT converged)");
-        std::fflush(stdout);
+      if (target) {
+        inform(strprintf(
+            "  theta %.6g: average degree %.3f (%+.1f%%), %d %siterations at tol %.0e%s", q.x,
+            t.degree, 100.0 * (t.degree - o_.k) / o_.k, t.iterations, q.continues ? "more " : "",
+            q.full ? o_.solver.tol : search_tol_, report_.converged ? "" : " (NOT converged)"));
       }
       if (!q.full && deviation < closest_deviation) {  // the one search_degree would continue
         closest_deviation = deviation;
@@ -279,8 +270,8 @@ class LogModel : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> make_log_model(MPI_Comm comm, const LearnOptions& o) {
-  return std::make_unique<LogModel>(comm, o);
+std::unique_ptr<Model> make_log_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
+  return std::make_unique<LogModel>(comm, o, monitor);
 }
 
 }  // namespace lsgl

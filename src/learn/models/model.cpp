@@ -39,8 +39,8 @@ const ModelOption kModelOptions[] = {
 
 }  // namespace
 
-Model::Model(MPI_Comm comm, const LearnOptions& o)
-    : comm_(comm), o_(o), talk_(comm_rank(comm) == 0 && !o.quiet) {}
+Model::Model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor)
+    : comm_(comm), o_(o), monitor_(monitor) {}
 
 int Model::candidates_per_node(std::int64_t n) const {
   if (o_.support == Support::kFull) return static_cast<int>(n - 1);
@@ -66,15 +66,18 @@ void Model::refuse_foreign_options(const std::vector<std::string>& owned) const 
   }
 }
 
-std::unique_ptr<Model> make_model(MPI_Comm comm, const LearnOptions& o) {
+std::unique_ptr<Model> make_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
   switch (o.model) {
-    case ModelKind::kLog: return make_log_model(comm, o);
-    case ModelKind::kL2: return make_l2_model(comm, o);
-    case ModelKind::kKnn: return make_knn_model(comm, o);
+    case ModelKind::kLog:
+      return make_log_model(comm, o, monitor);
+    case ModelKind::kL2:
+      return make_l2_model(comm, o, monitor);
+    case ModelKind::kKnn:
+      return make_knn_model(comm, o, monitor);
     case ModelKind::kHard:
     case ModelKind::kSoft: break;
   }
-  return make_daitch_model(comm, o);
+  return make_daitch_model(comm, o, monitor);
 }
 
 }  // namespace lsgl

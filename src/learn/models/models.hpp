@@ -7,10 +7,10 @@
 
 namespace lsgl {
 
-std::unique_ptr<Model> make_log_model(MPI_Comm comm, const LearnOptions& o);
-std::unique_ptr<Model> make_l2_model(MPI_Comm comm, const LearnOptions& o);
-std::unique_ptr<Model> make_knn_model(MPI_Comm comm, const LearnOptions& o);
+std::unique_ptr<Model> make_log_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor);
+std::unique_ptr<Model> make_l2_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor);
+std::unique_ptr<Model> make_knn_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor);
 // hard or soft (o.model)
-std::unique_ptr<Model> make_daitch_model(MPI_Comm comm, const LearnOptions& o);
+std::unique_ptr<Model> make_daitch_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor);
 
 }  // namespace lsgl

@@ -193,7 +193,7 @@ std::vector<double> learn_log_fbf(const EdgeSet& edges, const std::vector<double
   for (int it = first; it <= params.max_iterations; ++it) {
     double sums[5];
     fbf.iterate(sums);
-    sums[4] = params.interrupt && *params.interrupt ? 1.0 : 0.0;
+    sums[4] = stop_requested(params) ? 1.0 : 0.0;
     MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_DOUBLE, MPI_SUM, edges.comm());
     IterationInfo info;
     info.iteration = report.iterations = it;
@@ -202,6 +202,8 @@ std::vector<double> learn_log_fbf(const EdgeSet& edges, const std::vector<double
     info.converged = report.converged =
         it > 1 && info.rel_change_primal < params.tol && info.rel_change_dual < params.tol;
     info.interrupted = sums[4] > 0.0;
+    params.monitor->iteration(
+        {"fbf", it, "rel. change primal", info.rel_change_primal, info.rel_change_dual});
     const bool stop =
         on_iteration && on_iteration(info, [&] { return fbf.capture(it, rescales); });
     report.iterations_run = it - first + 1;

@@ -244,9 +244,11 @@ std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<doubl
   for (int it = first; it <= params.max_iterations; ++it) {
     double sums[kSums];
     fdpg.iterate(sums);
-    sums[kInterrupt] = params.interrupt && *params.interrupt ? 1.0 : 0.0;
+    sums[kInterrupt] = stop_requested(params) ? 1.0 : 0.0;
     MPI_Allreduce(MPI_IN_PLACE, sums, kSums, MPI_DOUBLE, MPI_SUM, edges.comm());
     const IterationInfo info = iteration_info(it, sums, edges.n(), params.tol);
+    params.monitor->iteration(
+        {"fdpg", it, "rel. change primal", info.rel_change_primal, info.rel_change_dual});
     report.iterations = it;
     report.rel_change_primal = info.rel_change_primal;
     report.rel_change_dual = info.rel_change_dual;

@@ -40,8 +40,8 @@ std::vector<double> learn_log_fbf(const EdgeSet& edges, const std::vector<double
                                   const SolverState* start = nullptr);
 
 // Collective. learn_log with FISTA on the dual (fdpg): from lambda = 1 or from start->v. Uses
-// tol, max_iterations, norm_iterations and interrupt of params; fills every SolverReport field
-// (gamma: the step 1/L; rel_change_primal: the KKT residual; rel_change_dual: the relative
+// tol, max_iterations, norm_iterations, interrupt and monitor of params; fills every SolverReport
+// field (gamma: the step 1/L; rel_change_primal: the KKT residual; rel_change_dual: the relative
 // change of lambda).
 std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<double>& tz,
                                    const SolverParams& params, SolverReport& report,
