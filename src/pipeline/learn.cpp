@@ -15,6 +15,7 @@
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/format.hpp"
 #include "lsgl/util/phase.hpp"
+#include "learn_models.hpp"
 
 namespace lsgl {
 

@@ -12,6 +12,13 @@
 
 namespace lsgl {
 
+// What a user asks of the search (--degree-tol, --max-solves, --degree-search-tol).
+struct DegreeTarget {
+  double tol = 0.05;         // relative tolerance on the average degree (0: no search)
+  int max_solves = 6;        // at most this many solves at a new parameter
+  double search_tol = 3e-4;  // solver tolerance of the solves that only measure the degree
+};
+
 struct DegreeSearchParams {
   double k = 10.0;           // average degree asked for
   double tolerance = 0.05;   // |degree - k| / k accepted

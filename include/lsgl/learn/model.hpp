@@ -1,13 +1,14 @@
 #pragma once
-// One model of `lsgl learn`, between the candidate search and the write: the options it owns,
-// the parameters it chooses from the candidates, its learning on the allowed edges, and what it
-// records in the output and the summary. One class per model in src/learn/models/: log ([KP19]
-// eq. 5, the default), l2 ([KP19] eq. 4), hard and soft (Daitch et al. 2009, [KP19] eq. 22, 23)
-// and knn (Gaussian-weighted k-NN graph).
+// One model of `lsgl learn`, between the candidate search and the write: the parameters it
+// chooses from the candidates, its learning on the allowed edges, and what it records in the
+// output and the summary. One class per model in src/learn/models/ (models.hpp lists them with
+// their own parameters): log ([KP19] eq. 5, the default), l2 ([KP19] eq. 4), hard and soft
+// (Daitch et al. 2009, [KP19] eq. 22, 23) and knn (Gaussian-weighted k-NN graph). A model is
+// given a ModelContext (what every model shares) and its own parameters, never the command's
+// options; it reports to the context's monitor and never prints.
 #include <mpi.h>
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,42 @@
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/dataset.hpp"
-#include "lsgl/learn/options.hpp"
+#include "lsgl/learn/degree_search.hpp"
 #include "lsgl/learn/solver.hpp"
 #include "lsgl/util/monitor.hpp"
 #include "lsgl/util/names.hpp"
 
 namespace lsgl {
+
+// --model: log ([KP19] eq. 5, the default), l2 ([KP19] eq. 4), hard and soft (Daitch et al.
+// 2009, [KP19] eq. 22, 23) or knn (Gaussian-weighted k-NN graph).
+enum class ModelKind { kLog, kL2, kHard, kSoft, kKnn };
+inline constexpr Named<ModelKind> kModelKindNames[] = {{ModelKind::kLog, "log"},
+                                                       {ModelKind::kL2, "l2"},
+                                                       {ModelKind::kHard, "hard"},
+                                                       {ModelKind::kSoft, "soft"},
+                                                       {ModelKind::kKnn, "knn"}};
+constexpr const auto& names(ModelKind) { return kModelKindNames; }
+
+// --support: ann (each node's round(r*k) candidates, knn: k) or full (every pair).
+enum class Support { kAnn, kFull };
+inline constexpr Named<Support> kSupportNames[] = {{Support::kAnn, "ann"},
+                                                   {Support::kFull, "full"}};
+constexpr const auto& names(Support) { return kSupportNames; }
+
+// What every model is given besides its own parameters.
+struct ModelContext {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  Monitor* monitor = &null_monitor();  // never null
+  ModelKind kind = ModelKind::kLog;
+  int k = 10;                        // desired average number of neighbours
+  double r = 3.0;                    // candidates per node = round(r * k)
+  Support support = Support::kAnn;
+  double prune = 1e-4;               // weights <= prune (alpha = beta = 1 scale) are not written
+  std::uint64_t seed = 1;
+  SolverParams solver;               // tol and max_iterations: every iterative model
+  DegreeTarget degree;               // the models that search a parameter for k (log, l2)
+};
 
 // The allowed edges with what the learning needs besides them.
 struct LearnInput {
@@ -31,12 +62,12 @@ struct LearnInput {
 
 class Model {
  public:
-  Model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor);
+  explicit Model(const ModelContext& c) : c_(c) {}
   virtual ~Model() = default;
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
-  ModelKind kind() const { return o_.model; }
+  ModelKind kind() const { return c_.kind; }
   // Local. Candidates per node of a search over n nodes: round(r * k), every other node with
   // --support full.
   virtual int candidates_per_node(std::int64_t n) const;
@@ -58,7 +89,7 @@ class Model {
   virtual std::vector<double> learn(LearnInput in) = 0;
 
   // Local. Weights <= threshold() are not written; the others are multiplied by scale().
-  virtual double threshold() const { return o_.prune; }
+  virtual double threshold() const { return c_.prune; }
   virtual double scale() const { return 1.0; }
   // Local. The model's attributes of /graph (appended to the common ones).
   virtual void add_attributes(Attributes& a) const = 0;
@@ -70,20 +101,11 @@ class Model {
   const SolverReport& report() const { return report_; }
 
  protected:
-  // Collective. Refuses the options of other models that are set (e.g. --sigma without
-  // --model knn); `owned` lists the option names this model takes.
-  void refuse_foreign_options(const std::vector<std::string>& owned) const;
   // Local. An information line for the monitor.
-  void inform(const std::string& line) const { monitor_.message(MessageKind::kInfo, line); }
+  void inform(const std::string& line) const { c_.monitor->message(MessageKind::kInfo, line); }
 
-  MPI_Comm comm_;
-  const LearnOptions& o_;
-  Monitor& monitor_;
+  const ModelContext c_;
   SolverReport report_;
 };
-
-// Collective. The model named by o.model, its options checked (CollectiveError on every rank for
-// an unknown model or a misplaced option).
-std::unique_ptr<Model> make_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor);
 
 }  // namespace lsgl

@@ -1,10 +1,9 @@
 // --model knn: the union of every node's k nearest candidates with Gaussian weights.
-#include "lsgl/learn/solvers/knn.hpp"
-
 #include <cmath>
 
+#include "lsgl/learn/models.hpp"
+#include "lsgl/learn/solvers/knn.hpp"
 #include "lsgl/util/format.hpp"
-#include "models.hpp"
 
 namespace lsgl {
 
@@ -12,14 +11,12 @@ namespace {
 
 class KnnModel : public Model {
  public:
-  KnnModel(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) : Model(comm, o, monitor) {
-    refuse_foreign_options({"sigma"});
-  }
-  int candidates_per_node(std::int64_t) const override { return o_.k; }
+  KnnModel(const ModelContext& c, const KnnModelParams& p) : Model(c), p_(p) {}
+  int candidates_per_node(std::int64_t) const override { return c_.k; }
   bool iterative() const override { return false; }
 
   void prepare(const Candidates& cand) override {
-    sigma_ = o_.sigma > 0 ? o_.sigma : std::sqrt(knn_default_sigma2(comm_, cand, o_.k));
+    sigma_ = p_.sigma > 0 ? p_.sigma : std::sqrt(knn_default_sigma2(c_.comm, cand, c_.k));
   }
 
   std::vector<double> learn(LearnInput in) override {
@@ -32,21 +29,22 @@ class KnnModel : public Model {
 
   void add_attributes(Attributes& a) const override {
     a.emplace_back("sigma", sigma_);
-    a.emplace_back("sigma_default", static_cast<std::int64_t>(o_.sigma > 0 ? 0 : 1));
+    a.emplace_back("sigma_default", static_cast<std::int64_t>(p_.sigma > 0 ? 0 : 1));
   }
 
   std::vector<std::string> summary_lines() const override {
-    return {strprintf("  sigma              %.6g%s", sigma_, o_.sigma > 0 ? "" : " (default)")};
+    return {strprintf("  sigma              %.6g%s", sigma_, p_.sigma > 0 ? "" : " (default)")};
   }
 
  private:
+  const KnnModelParams p_;
   double sigma_ = 0.0;
 };
 
 }  // namespace
 
-std::unique_ptr<Model> make_knn_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
-  return std::make_unique<KnnModel>(comm, o, monitor);
+std::unique_ptr<Model> make_knn_model(const ModelContext& c, const KnnModelParams& p) {
+  return std::make_unique<KnnModel>(c, p);
 }
 
 }  // namespace lsgl

@@ -1,10 +1,9 @@
 // --model l2: [KP19] eq. 4, alpha given or searched until the average degree is k.
-#include "lsgl/learn/solvers/l2.hpp"
-
 #include <algorithm>
 
+#include "lsgl/learn/models.hpp"
+#include "lsgl/learn/solvers/l2.hpp"
 #include "lsgl/util/format.hpp"
-#include "models.hpp"
 
 namespace lsgl {
 
@@ -12,24 +11,22 @@ namespace {
 
 class L2Model : public Model {
  public:
-  L2Model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) : Model(comm, o, monitor) {
-    refuse_foreign_options({"alpha"});
-  }
+  L2Model(const ModelContext& c, const L2ModelParams& p) : Model(c), p_(p) {}
 
   std::vector<double> learn(LearnInput in) override {
     L2Params lp;
-    lp.tol = o_.solver.tol;
-    lp.max_iterations = o_.solver.max_iterations;
+    lp.tol = c_.solver.tol;
+    lp.max_iterations = c_.solver.max_iterations;
     L2Report rep;
     std::vector<double> w;
-    if (o_.alpha > 0) {
-      alpha_ = o_.alpha;
-      w = learn_l2(in.edges, o_.alpha, lp, rep);
+    if (p_.alpha > 0) {
+      alpha_ = p_.alpha;
+      w = learn_l2(in.edges, p_.alpha, lp, rep);
       iterations_total_ = rep.iterations;
     } else {
       L2Search search;
       w = l2_search_alpha(
-          in.edges, o_.k, o_.prune, lp, search, 0.02, 40,
+          in.edges, c_.k, c_.prune, lp, search, 0.02, 40,
           [&](double alpha, double degree, const L2Report& r) { report_solve(alpha, degree, r); });
       rep = search.last;
       alpha_ = search.alpha;
@@ -52,7 +49,7 @@ class L2Model : public Model {
     a.emplace_back("iterations", static_cast<std::int64_t>(report_.iterations));
     a.emplace_back("converged", static_cast<std::int64_t>(report_.converged ? 1 : 0));
     a.emplace_back("rel_change_primal", report_.rel_change_primal);
-    a.emplace_back("tol", o_.solver.tol);
+    a.emplace_back("tol", c_.solver.tol);
   }
 
   std::vector<std::string> summary_lines() const override {
@@ -62,10 +59,12 @@ class L2Model : public Model {
                         : strprintf("  alpha              %.6g (given)", alpha_),
             strprintf("  iterations         %d (%s, rel. change %.2e, tol %.0e)",
                       report_.iterations, report_.converged ? "converged" : "NOT converged",
-                      report_.rel_change_primal, o_.solver.tol)};
+                      report_.rel_change_primal, c_.solver.tol)};
   }
 
  private:
+  const L2ModelParams p_;
+
   void report_solve(double alpha, double degree, const L2Report& r) const {
     inform(
         strprintf("  alpha %.6g: average degree %.3f, %d iterations (%.1f projection steps "
@@ -82,8 +81,8 @@ class L2Model : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> make_l2_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
-  return std::make_unique<L2Model>(comm, o, monitor);
+std::unique_ptr<Model> make_l2_model(const ModelContext& c, const L2ModelParams& p) {
+  return std::make_unique<L2Model>(c, p);
 }
 
 }  // namespace lsgl

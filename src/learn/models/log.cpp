@@ -1,7 +1,5 @@
 // --model log, the default: [KP19] eq. 5 with theta from eq. 18 (corrected until the average
 // degree is k), solved by fbf or fdpg, with checkpoints, resume and interruption by a signal.
-#include "lsgl/learn/solvers/log.hpp"
-
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -10,12 +8,13 @@
 
 #include "lsgl/learn/checkpoint.hpp"
 #include "lsgl/learn/degree_search.hpp"
+#include "lsgl/learn/models.hpp"
 #include "lsgl/learn/solver.hpp"
+#include "lsgl/learn/solvers/log.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/format.hpp"
 #include "lsgl/util/interrupt.hpp"
-#include "models.hpp"
 
 namespace lsgl {
 
@@ -36,29 +35,37 @@ std::string degree_trials_text(const std::vector<DegreeTrial>& trials, double to
 
 class LogModel : public Model {
  public:
-  LogModel(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) : Model(comm, o, monitor) {
-    refuse_foreign_options({"theta", "beta", "alpha", "checkpoint", "resume"});
-    collective_check(comm, (o.alpha > 0) == (o.beta > 0),
+  LogModel(const ModelContext& c, const LogModelParams& p) : Model(c), p_(p) {
+    collective_check(c.comm, (p.alpha > 0) == (p.beta > 0),
                      "--alpha and --beta must be given together");
-    collective_check(comm, !(o.theta > 0 && o.alpha > 0), "give either --theta or --alpha/--beta");
+    collective_check(c.comm, !(p.theta > 0 && p.alpha > 0),
+                     "give either --theta or --alpha/--beta");
   }
   const char* prepare_phase() const override { return "theta"; }
 
-  void attach_data(const LocalRows& data) override { key_ = problem_key(data); }
+  // The checkpoint key: the data (n, d and its fingerprint), then the options of the key.
+  void attach_data(const LocalRows& data) override {
+    std::ostringstream k;
+    k << "n=" << data.n << " d=" << data.d << " data=" << std::hex
+      << fingerprint(c_.comm, data) << std::dec << p_.checkpoint_key;
+    key_ = k.str();
+  }
 
   void prepare(const Candidates& cand) override {
-    const double theta = o_.alpha > 0 ? 1.0 / std::sqrt(o_.alpha * o_.beta)
-                                      : (o_.theta > 0 ? o_.theta : theta_from_k(comm_, cand, o_.k).theta);
+    const double theta = p_.alpha > 0   ? 1.0 / std::sqrt(p_.alpha * p_.beta)
+                         : p_.theta > 0 ? p_.theta
+                                        : theta_from_k(c_.comm, cand, c_.k).theta;
     set_parameters(theta);
-    theta_eq18_ = o_.alpha > 0 || o_.theta > 0 ? 0.0 : theta;
-    if (theta_eq18_ > 0 && o_.degree_tol > 0) slope_eq18_ = eq18_degree_slope(comm_, cand, o_.k);
-    dual_scale_ = o_.solver.dual_scale > 0 ? o_.solver.dual_scale
-                                           : estimate_dual_scale(comm_, cand, theta_);
+    theta_eq18_ = p_.alpha > 0 || p_.theta > 0 ? 0.0 : theta;
+    if (theta_eq18_ > 0 && c_.degree.tol > 0)
+      slope_eq18_ = eq18_degree_slope(c_.comm, cand, c_.k);
+    dual_scale_ = c_.solver.dual_scale > 0 ? c_.solver.dual_scale
+                                           : estimate_dual_scale(c_.comm, cand, theta_);
   }
 
   EdgeSet resume(const std::string& path, double* recall) override {
-    LoadedCheckpoint c = read_checkpoint(comm_, path);
-    collective_check(comm_, c.info.key == key_,
+    LoadedCheckpoint c = read_checkpoint(c_.comm, path);
+    collective_check(c_.comm, c.info.key == key_,
                      "checkpoint '" + path +
                          "' was written for other data or other parameters (it has: " +
                          c.info.key + ")");
@@ -95,30 +102,30 @@ class LogModel : public Model {
     a.emplace_back("alpha", alpha_);
     a.emplace_back("beta", beta_);
     a.emplace_back("delta", delta_);
-    a.emplace_back("solver", to_string(o_.solver.solver));
+    a.emplace_back("solver", to_string(c_.solver.solver));
     a.emplace_back("iterations", static_cast<std::int64_t>(report_.iterations));
     a.emplace_back("converged", static_cast<std::int64_t>(report_.converged ? 1 : 0));
     a.emplace_back("rel_change_primal", report_.rel_change_primal);
-    a.emplace_back("tol", o_.solver.tol);
+    a.emplace_back("tol", c_.solver.tol);
     a.emplace_back("rel_change_dual", report_.rel_change_dual);
-    a.emplace_back("step", o_.solver.step);
+    a.emplace_back("step", c_.solver.step);
     a.emplace_back("dual_scale_initial", dual_scale_);
     a.emplace_back("dual_scale", report_.final_dual_scale);
     a.emplace_back("theta_eq18", theta_eq18_);
-    a.emplace_back("degree_tol", o_.degree_tol);
+    a.emplace_back("degree_tol", c_.degree.tol);
     a.emplace_back("degree_solves", static_cast<std::int64_t>(trials_.size()));
     a.emplace_back("degree_reached", static_cast<std::int64_t>(degree_reached_ ? 1 : 0));
-    a.emplace_back("degree_trials", degree_trials_text(trials_, o_.solver.tol, search_tol_));
+    a.emplace_back("degree_trials", degree_trials_text(trials_, c_.solver.tol, search_tol_));
     a.emplace_back("degree_slope_eq18", slope_eq18_);
     a.emplace_back("iterations_total", static_cast<std::int64_t>(iterations_total_));
   }
 
   std::vector<std::string> summary_lines() const override {
     std::vector<std::string> lines = {
-        strprintf("  solver             %s", name_of(o_.solver.solver)),
+        strprintf("  solver             %s", name_of(c_.solver.solver)),
         strprintf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)",
                   report_.iterations, report_.converged ? "converged" : "NOT converged",
-                  report_.rel_change_primal, report_.rel_change_dual, o_.solver.tol)};
+                  report_.rel_change_primal, report_.rel_change_dual, c_.solver.tol)};
     if (trials_.size() > 1 && (theta_ != trials_.front().x || !degree_reached_))
       lines.push_back(strprintf(
           "  degree correction  %s: theta %.6g (eq. 18: %.6g), %zu solves, %d iterations in all",
@@ -132,34 +139,14 @@ class LogModel : public Model {
   // scaled by delta); otherwise alpha = beta = 1/theta and delta = 1.
   void set_parameters(double theta) {
     theta_ = theta;
-    if (o_.alpha > 0) {
-      alpha_ = o_.alpha;
-      beta_ = o_.beta;
-      delta_ = std::sqrt(o_.alpha / o_.beta);
+    if (p_.alpha > 0) {
+      alpha_ = p_.alpha;
+      beta_ = p_.beta;
+      delta_ = std::sqrt(p_.alpha / p_.beta);
     } else {
       alpha_ = beta_ = 1.0 / theta;
       delta_ = 1.0;
     }
-  }
-
-  // What a checkpoint must match: the data and every option that changes the learned graph
-  // (not tol, max-iter, prune, threads or output options).
-  std::string problem_key(const LocalRows& data) const {
-    const std::uint64_t print = fingerprint(comm_, data);
-    AnnParams ann = o_.ann;
-    ann.threads = 1;
-    std::ostringstream k;
-    k.precision(12);
-    k << "n=" << data.n << " d=" << data.d << " data=" << std::hex << print << std::dec
-      << " k=" << o_.k << " r=" << o_.r << " theta=" << o_.theta << " alpha=" << o_.alpha
-      << " beta=" << o_.beta << " ann=[" << ann.describe() << "] seed=" << o_.seed
-      << " step=" << o_.solver.step << " dual_scale=" << o_.solver.dual_scale
-      << " balance_every=" << o_.solver.balance_every;
-    // absent from older checkpoints; the node ids of the checkpoint; the meaning of the duals
-    if (o_.support != Support::kAnn) k << " support=" << name_of(o_.support);
-    if (o_.order != NodeOrder::kInput) k << " order=" << name_of(o_.order);
-    if (o_.solver.solver != SolverKind::kFbf) k << " solver=" << name_of(o_.solver.solver);
-    return k.str();
   }
 
   // Collective. The iteration at theta = info.theta to `tol`, from `start` if given, with
@@ -169,20 +156,20 @@ class LogModel : public Model {
                             const SolverState* start, SolverState* final_state) {
     std::vector<double> tz = edges.z();
     for (auto& x : tz) x *= info.theta;
-    SolverParams sp = o_.solver;
+    SolverParams sp = c_.solver;
     sp.tol = tol;
     sp.dual_scale = dual_scale_;
     sp.interrupt = interrupt_flag();
-    sp.monitor = &monitor_;
+    sp.monitor = c_.monitor;
     return learn_log(
         edges, tz, sp, report_,
         [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
           const bool due =
-              o_.checkpoint_every > 0 && it.iteration % o_.checkpoint_every == 0 && !it.converged;
-          if (!o_.checkpoint.empty() && (due || it.interrupted)) {
-            write_checkpoint(o_.checkpoint, edges, capture(), info);
+              p_.checkpoint_every > 0 && it.iteration % p_.checkpoint_every == 0 && !it.converged;
+          if (!p_.checkpoint.empty() && (due || it.interrupted)) {
+            write_checkpoint(p_.checkpoint, edges, capture(), info);
             inform(strprintf("  checkpoint written at iteration %d: %s", it.iteration,
-                             o_.checkpoint.c_str()));
+                             p_.checkpoint.c_str()));
           }
           if (final_state && (it.converged || it.iteration >= sp.max_iterations)) {
             *final_state = capture();
@@ -198,8 +185,8 @@ class LogModel : public Model {
   // from its state, and when that leaves --degree-tol the search goes on with solves to --tol.
   // Returns the weights of the closest solve to --tol.
   std::vector<double> learn_to_degree(const EdgeSet& edges, CheckpointInfo info) {
-    const bool target = o_.degree_tol > 0 && o_.theta <= 0 && o_.alpha <= 0;
-    search_tol_ = target ? std::max(o_.solver.tol, o_.degree_search_tol) : o_.solver.tol;
+    const bool target = c_.degree.tol > 0 && p_.theta <= 0 && p_.alpha <= 0;
+    search_tol_ = target ? std::max(c_.solver.tol, c_.degree.search_tol) : c_.solver.tol;
     SolverState last, closest_state;
     bool have_last = false;
     std::vector<double> w, kept_w;
@@ -208,11 +195,11 @@ class LogModel : public Model {
     double kept_deviation = std::numeric_limits<double>::infinity();
     iterations_total_ = 0;
     DegreeSearchParams dp;
-    dp.k = o_.k;
-    dp.tolerance = o_.degree_tol;
-    dp.max_solves = target ? o_.max_solves : 1;
+    dp.k = c_.k;
+    dp.tolerance = c_.degree.tol;
+    dp.max_solves = target ? c_.degree.max_solves : 1;
     dp.first_slope = std::abs(slope_eq18_);
-    dp.continue_closest = search_tol_ > o_.solver.tol;
+    dp.continue_closest = search_tol_ > c_.solver.tol;
     const auto solve_at = [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
       info.theta = q.x;
       if (have_last && !q.continues) {  // a new theta: fresh counts of iterations, momentum
@@ -223,18 +210,18 @@ class LogModel : public Model {
       }
       const SolverState* from = q.continues ? &closest_state : (have_last ? &last : start_.get());
       SolverState next;
-      w = solve(edges, info, q.full ? o_.solver.tol : search_tol_, from, &next);
+      w = solve(edges, info, q.full ? c_.solver.tol : search_tol_, from, &next);
       iterations_total_ += report_.iterations_run;
       if (report_.interrupted) return std::nullopt;
       last = std::move(next);
       have_last = true;
-      const DegreeTrial t{q.x, average_degree(edges, w, o_.prune), report_.iterations_run, q.full};
-      const double deviation = std::abs(t.degree - o_.k);
+      const DegreeTrial t{q.x, average_degree(edges, w, c_.prune), report_.iterations_run, q.full};
+      const double deviation = std::abs(t.degree - c_.k);
       if (target) {
         inform(strprintf(
             "  theta %.6g: average degree %.3f (%+.1f%%), %d %siterations at tol %.0e%s", q.x,
-            t.degree, 100.0 * (t.degree - o_.k) / o_.k, t.iterations, q.continues ? "more " : "",
-            q.full ? o_.solver.tol : search_tol_, report_.converged ? "" : " (NOT converged)"));
+            t.degree, 100.0 * (t.degree - c_.k) / c_.k, t.iterations, q.continues ? "more " : "",
+            q.full ? c_.solver.tol : search_tol_, report_.converged ? "" : " (NOT converged)"));
       }
       if (!q.full && deviation < closest_deviation) {  // the one search_degree would continue
         closest_deviation = deviation;
@@ -256,6 +243,7 @@ class LogModel : public Model {
     return kept_w;
   }
 
+  const LogModelParams p_;
   std::string key_;  // checkpoint key: the data's fingerprint and the problem's parameters
   double theta_ = 0.0, alpha_ = 0.0, beta_ = 0.0, delta_ = 1.0;
   double theta_eq18_ = 0.0;  // [KP19] eq. 18's theta (0: theta given, or unknown on resume)
@@ -270,8 +258,8 @@ class LogModel : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> make_log_model(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
-  return std::make_unique<LogModel>(comm, o, monitor);
+std::unique_ptr<Model> make_log_model(const ModelContext& c, const LogModelParams& p) {
+  return std::make_unique<LogModel>(c, p);
 }
 
 }  // namespace lsgl
