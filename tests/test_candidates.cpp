@@ -16,7 +16,7 @@
 #include "ann/cells.hpp"
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/cli/choices.hpp"
-#include "lsgl/pipeline/generate.hpp"
+#include "lsgl/synth/generate.hpp"
 #include "support.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"

@@ -9,7 +9,7 @@
 #include "lsgl/cli/choices.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/pipeline/densest.hpp"
-#include "lsgl/pipeline/generate.hpp"
+#include "lsgl/synth/generate.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "support.hpp"

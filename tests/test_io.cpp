@@ -21,7 +21,7 @@
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/metric.hpp"
 #include "lsgl/io/h5.hpp"
-#include "lsgl/pipeline/generate.hpp"
+#include "lsgl/synth/generate.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "commands_impl.hpp"
 #include "lsgl/cli/choices.hpp"
-#include "lsgl/pipeline/generate.hpp"
+#include "lsgl/synth/generate.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"

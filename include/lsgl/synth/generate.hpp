@@ -1,7 +1,7 @@
 #pragma once
-// Synthetic data sets written to HDF5 (dataset /X float32 n x d, /labels int64 when there are
-// labels). Rows are generated from (seed, row index) only, so the file does not depend on the
-// number of ranks.
+// Synthetic data sets (`lsgl generate`; src/synth/, one file per generator) written to HDF5
+// (dataset /X float32 n x d, /labels int64 when there are labels). Rows are generated from
+// (seed, row index) only, so the file does not depend on the number of ranks.
 #include <mpi.h>
 
 #include <cstdint>
@@ -67,7 +67,8 @@ struct PowerlawGraphParams {
 };
 
 // Collective. Write to `path` (through write_atomically: a unique temporary file renamed on
-// success and removed on failure). Invalid parameters or I/O failures throw CollectiveError on every rank.
+// success and removed on failure). Invalid parameters or I/O failures throw CollectiveError on
+// every rank.
 void generate_blobs(MPI_Comm comm, const BlobsParams& p, const std::string& path);
 void generate_manifold(MPI_Comm comm, const ManifoldParams& p, const std::string& path);
 void generate_powerlaw_graph(MPI_Comm comm, const PowerlawGraphParams& p, const std::string& path);
