@@ -245,7 +245,10 @@ TEST(L2Model, SearchReachesTheRequestedDegree) {
   L2Params lp;
   L2Search s;
   const double k = 5;
-  const auto w = l2_search_alpha(e, k, 1e-4, lp, s, 0.02);
+  DegreeTarget target;
+  target.tol = 0.02;
+  target.max_solves = 40;
+  const auto w = l2_to_degree(e, k, 1e-4, lp, target, s);
   EXPECT_TRUE(s.all_converged);
   EXPECT_NEAR(average_degree(e, w, 1e-4), s.avg_degree, 0);
   EXPECT_LT(std::abs(s.avg_degree - k), 0.1 * k) << "alpha " << s.alpha;

@@ -147,10 +147,11 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("max-iter", po::value(&o.solver.max_iterations)->default_value(5000),
        "at most this many iterations (l2: per solve of the alpha search)")
       ("degree-tol", po::value(&o.degree_tol)->default_value(0.05, "0.05"),
-       "log model with theta from k: re-solve with a corrected theta until the average degree "
-       "is within this relative tolerance of k (0: keep [KP19] eq. 18's theta)")
+       "log model with theta from k, l2 without --alpha: re-solve with a corrected theta "
+       "(alpha) until the average degree is within this relative tolerance of k (0: keep [KP19] "
+       "eq. 18's theta; l2: alpha = the mean distance of the allowed edges)")
       ("max-solves", po::value(&o.max_solves)->default_value(6),
-       "log model: at most this many solves for --degree-tol (the closest is kept)")
+       "log and l2: at most this many solves for --degree-tol (the closest is kept)")
       ("degree-search-tol", po::value(&o.degree_search_tol)->default_value(3e-4, "3e-4"),
        "log model: --tol of the solves that measure the degree while theta is corrected (the "
        "theta kept is then solved to --tol)")

@@ -4,8 +4,9 @@
 // [KP19] eq. 18 predicts theta from k; the learned degree lands near k, not on it (measured:
 // +8% on 1,000 Fashion-MNIST images, -8% and +14% on the 64 x 64 manifold grid). The search
 // below re-solves at corrected parameters x (theta for the log model, where the degree falls as
-// theta grows), interpolating log(degree) against log(x), until the degree is within a relative
-// tolerance of k or a cap on solves is reached, and reports the closest solve.
+// theta grows; alpha for l2, where it grows), interpolating log(degree) against log(x), until
+// the degree is within a relative tolerance of k or a cap on solves is reached, and reports the
+// closest solve.
 #include <functional>
 #include <optional>
 #include <vector>

@@ -25,13 +25,14 @@ class L2Model : public Model {
       iterations_total_ = rep.iterations;
     } else {
       L2Search search;
-      w = l2_search_alpha(
-          in.edges, c_.k, c_.prune, lp, search, 0.02, 40,
+      w = l2_to_degree(
+          in.edges, c_.k, c_.prune, lp, c_.degree, search,
           [&](double alpha, double degree, const L2Report& r) { report_solve(alpha, degree, r); });
       rep = search.last;
       alpha_ = search.alpha;
       solves_ = search.solves;
       iterations_total_ = search.iterations;
+      degree_reached_ = search.reached;
     }
     report_.iterations = rep.iterations;
     report_.iterations_run = iterations_total_;  // for the time per iteration
@@ -43,8 +44,10 @@ class L2Model : public Model {
 
   void add_attributes(Attributes& a) const override {
     a.emplace_back("alpha", alpha_);
-    a.emplace_back("alpha_searched", static_cast<std::int64_t>(solves_ > 0 ? 1 : 0));
+    a.emplace_back("alpha_searched", static_cast<std::int64_t>(searched() ? 1 : 0));
     a.emplace_back("alpha_solves", static_cast<std::int64_t>(solves_));
+    a.emplace_back("degree_tol", c_.degree.tol);
+    a.emplace_back("degree_reached", static_cast<std::int64_t>(degree_reached_ ? 1 : 0));
     a.emplace_back("iterations_total", static_cast<std::int64_t>(iterations_total_));
     a.emplace_back("iterations", static_cast<std::int64_t>(report_.iterations));
     a.emplace_back("converged", static_cast<std::int64_t>(report_.converged ? 1 : 0));
@@ -53,16 +56,25 @@ class L2Model : public Model {
   }
 
   std::vector<std::string> summary_lines() const override {
-    return {solves_ > 0 ? strprintf("  alpha              %.6g (searched for k: %d solves, %d "
-                                    "iterations)",
-                                    alpha_, solves_, iterations_total_)
-                        : strprintf("  alpha              %.6g (given)", alpha_),
+    std::string alpha = strprintf("  alpha              %.6g (given)", alpha_);
+    if (searched())
+      alpha = strprintf("  alpha              %.6g (searched for k: %d solves, %d iterations%s)",
+                        alpha_, solves_, iterations_total_,
+                        degree_reached_ ? "" : "; NOT within --degree-tol, closest kept");
+    else if (p_.alpha <= 0)
+      alpha = strprintf("  alpha              %.6g (the mean distance of the allowed edges, "
+                        "--degree-tol 0)",
+                        alpha_);
+    return {alpha,
             strprintf("  iterations         %d (%s, rel. change %.2e, tol %.0e)",
                       report_.iterations, report_.converged ? "converged" : "NOT converged",
                       report_.rel_change_primal, c_.solver.tol)};
   }
 
  private:
+  // alpha was searched for k (not given, and --degree-tol > 0).
+  bool searched() const { return p_.alpha <= 0 && c_.degree.tol > 0; }
+
   const L2ModelParams p_;
 
   void report_solve(double alpha, double degree, const L2Report& r) const {
@@ -76,6 +88,7 @@ class L2Model : public Model {
 
   double alpha_ = 0.0;
   int solves_ = 0;  // solutions computed by the alpha search (0: alpha given)
+  bool degree_reached_ = false;  // the search's closest solve is within --degree-tol
   int iterations_total_ = 0;
 };
 

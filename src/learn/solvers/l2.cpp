@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "lsgl/util/error.hpp"
 
@@ -124,14 +125,9 @@ std::vector<double> learn_l2(const EdgeSet& edges, double alpha, const L2Params&
   return w;
 }
 
-std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double threshold,
-                                    const L2Params& params, L2Search& search, double rel_tol,
-                                    int max_solves, const L2SolveCallback& on_solve) {
-  struct Solution {
-    double alpha = 0.0, degree = 0.0;
-    std::vector<double> w;
-    L2Report report;
-  };
+std::vector<double> l2_to_degree(const EdgeSet& edges, double k, double threshold,
+                                 const L2Params& params, const DegreeTarget& target,
+                                 L2Search& search, const L2SolveCallback& on_solve) {
   double zsum = 0.0;
   for (double v : edges.z()) zsum += v;
   MPI_Allreduce(MPI_IN_PLACE, &zsum, 1, MPI_DOUBLE, MPI_SUM, edges.comm());
@@ -141,54 +137,33 @@ std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double thres
   search = L2Search();
   L2Params lp = params;
   if (!(lp.norm_S > 0)) lp.norm_S = edges.norm_S(params.norm_iterations);
-  Solution best;
-  bool have_best = false;
-  auto solve = [&](double alpha, const Solution* from) {
-    Solution s;
-    s.alpha = alpha;
-    s.w = learn_l2(edges, alpha, lp, s.report, from ? &from->w : nullptr);
-    s.degree = average_degree(edges, s.w, threshold);
+  DegreeSearchParams dp;
+  dp.k = k;
+  dp.tolerance = target.tol;
+  dp.max_solves = target.tol > 0 ? target.max_solves : 1;
+  dp.decreasing = false;
+  std::vector<double> last, best;
+  double best_deviation = std::numeric_limits<double>::infinity();
+  const auto solve = [&](const DegreeSolve& q) -> std::optional<DegreeTrial> {
+    L2Report rep;
+    std::vector<double> w = learn_l2(edges, q.x, lp, rep, last.empty() ? nullptr : &last);
+    const double degree = average_degree(edges, w, threshold);
     ++search.solves;
-    search.iterations += s.report.iterations;
-    search.all_converged = search.all_converged && s.report.converged;
-    if (on_solve) on_solve(alpha, s.degree, s.report);
-    if (!have_best || std::abs(s.degree - k) < std::abs(best.degree - k)) {
-      best = s;
-      have_best = true;
+    search.iterations += rep.iterations;
+    search.all_converged = search.all_converged && rep.converged;
+    if (on_solve) on_solve(q.x, degree, rep);
+    if (std::abs(degree - k) < best_deviation) {  // the trial search_degree keeps
+      best_deviation = std::abs(degree - k);
+      best = w;
+      search.alpha = q.x;
+      search.avg_degree = degree;
+      search.last = rep;
     }
-    return s;
+    last = std::move(w);
+    return DegreeTrial{q.x, degree, rep.iterations, true};
   };
-  auto close_enough = [&](const Solution& s) { return std::abs(s.degree - k) <= rel_tol * k; };
-
-  Solution lo, hi;  // degree(lo) < k <= degree(hi)
-  Solution s = solve(alpha0, nullptr);
-  bool bracketed = false;
-  if (!close_enough(s)) {
-    const bool up = s.degree < k;
-    (up ? lo : hi) = std::move(s);
-    for (int t = 0; t < 20 && search.solves < max_solves; ++t) {
-      const Solution& from = up ? lo : hi;
-      Solution next = solve(up ? from.alpha * 4.0 : from.alpha / 4.0, &from);
-      if (close_enough(next)) break;
-      if ((next.degree >= k) == up) {
-        (up ? hi : lo) = std::move(next);
-        bracketed = true;
-        break;
-      }
-      (up ? lo : hi) = std::move(next);
-    }
-  }
-  while (bracketed && search.solves < max_solves && hi.alpha / lo.alpha > 1.001) {
-    const double alpha = std::sqrt(lo.alpha * hi.alpha);
-    const Solution& from = (k - lo.degree < hi.degree - k) ? lo : hi;
-    Solution next = solve(alpha, &from);
-    if (close_enough(next)) break;
-    (next.degree < k ? lo : hi) = std::move(next);
-  }
-  search.alpha = best.alpha;
-  search.avg_degree = best.degree;
-  search.last = best.report;
-  return std::move(best.w);
+  search.reached = search_degree(dp, alpha0, solve).reached;
+  return best;
 }
 
 }  // namespace lsgl

@@ -4,7 +4,7 @@
 // solved by accelerated projected gradient (the objective is 4 alpha-strongly convex, so a
 // constant momentum is used) with the Euclidean projection onto {w >= 0, 1^T w = n/2}.
 // Sparsity is set by alpha alone (larger alpha: denser); there is no closed-form alpha for a
-// degree, so l2_search_alpha bisects log(alpha).
+// degree, so l2_to_degree searches it with the degree search of the log model (search_degree).
 #include <mpi.h>
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lsgl/graph/edgeset.hpp"
+#include "lsgl/learn/degree_search.hpp"
 #include "lsgl/learn/solver.hpp"
 
 namespace lsgl {
@@ -56,19 +57,20 @@ struct L2Search {
   int solves = 0;           // solutions computed
   int iterations = 0;       // iterations over all solves
   bool all_converged = true;
+  bool reached = false;     // avg_degree is within the target's tolerance of k
   L2Report last;            // report of the returned solution's solve
 };
 
 // Collective. Searches alpha so that the average degree of the solution (weights > threshold)
-// is k: from alpha = mean z over the allowed edges, multiplies or divides alpha by 4 until the
-// degree brackets k (at most 20 times), then bisects log(alpha) (each solve warm-started from
-// the nearest previous solution) until the degree is within rel_tol * k of k, the bracket is
-// narrower than a factor 1.001, or max_solves solutions were computed. Returns the solution
-// whose degree is closest to k. on_solve (same on every rank) is called after each solve.
+// is k, with search_degree (degree_search.hpp; the degree grows with alpha): from alpha = mean z
+// over the allowed edges, secant steps of at most a factor 4 until k is bracketed, then
+// interpolation of log(degree) in log(alpha), until the degree is within target.tol * k of k or
+// target.max_solves solutions were computed (target.tol = 0: the first alpha only). Each solve
+// runs to params.tol, warm-started from the previous solution. Returns the solution whose degree
+// is closest to k. on_solve (same on every rank) is called after each solve.
 using L2SolveCallback = std::function<void(double alpha, double degree, const L2Report&)>;
-std::vector<double> l2_search_alpha(const EdgeSet& edges, double k, double threshold,
-                                    const L2Params& params, L2Search& search,
-                                    double rel_tol = 0.02, int max_solves = 40,
-                                    const L2SolveCallback& on_solve = nullptr);
+std::vector<double> l2_to_degree(const EdgeSet& edges, double k, double threshold,
+                                 const L2Params& params, const DegreeTarget& target,
+                                 L2Search& search, const L2SolveCallback& on_solve = nullptr);
 
 }  // namespace lsgl
