@@ -69,7 +69,7 @@ def parse_learn_log(path):
     m = re.search(r"phases\s+read ([\d.]+) s, (?:order ([\d.]+) s, )?candidates ([\d.]+) s, "
                   r"(?:theta|edges) ([\d.]+) s, learn ([\d.]+) s, write ([\d.]+) s", text)
     if m:
-        names = ("t_read", "t_order", "t_candidates", "t_theta", "t_learn", "t_write")
+        names = ("t_read", "t_order", "t_candidates", "t_prepare", "t_learn", "t_write")
         for name, v in zip(names, m.groups()):
             if v is not None:
                 out[name] = float(v)

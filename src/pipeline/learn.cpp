@@ -226,7 +226,8 @@ Candidates candidates_phase(LearnRun& run) {
       cand = read_candidates(run, m, &file_note);
     run.s.search = cand.report;
     if (!full)
-      run.s.recall = estimate_recall(run.comm, run.data, cand, o.recall_sample, o.seed, ann.threads);
+      run.s.recall =
+          estimate_recall(run.comm, run.data, cand, o.recall_sample, o.seed, ann.threads);
   });
   if (!o.candidates.empty())
     run.info("  " + file_note);
@@ -243,7 +244,7 @@ Candidates candidates_phase(LearnRun& run) {
 
 // Collective. The allowed edges (renumbered by the locality order) and the model's parameters.
 void prepare_phase(LearnRun& run, const Candidates& cand) {
-  run.s.t_theta = timed_phase(run.comm, run.model->prepare_phase(), run.monitor, [&] {
+  run.s.t_prepare = timed_phase(run.comm, run.model->prepare_phase(), run.monitor, [&] {
     run.edges = std::make_unique<EdgeSet>(
         run.order.input.empty()
             ? EdgeSet::from_candidates(run.comm, run.data.n, cand)
@@ -336,7 +337,8 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
       {"seconds_read", s.t_read},
       {"seconds_order", s.t_order},
       {"seconds_candidates", s.t_candidates},
-      {"seconds_theta", s.t_theta},
+      {"seconds_prepare", s.t_prepare},
+      {"seconds_theta", s.t_prepare},  // the old name of seconds_prepare, for one release
       {"seconds_learn", s.t_learn},
   };
   run.model->add_attributes(a);
@@ -391,7 +393,8 @@ void report_summary(const LearnRun& run) {
   run.summary(strprintf(
       "  phases             read %.2f s, order %.2f s, candidates %.2f s, %s "
       "%.2f s, learn %.2f s, write %.2f s",
-      s.t_read, s.t_order, s.t_candidates, model.prepare_phase(), s.t_theta, s.t_learn, s.t_write));
+      s.t_read, s.t_order, s.t_candidates, model.prepare_phase(), s.t_prepare, s.t_learn,
+      s.t_write));
   run.summary(strprintf("  peak memory        %.1f MB max per rank, %.1f MB total",
                         s.peak_rss_max / 1e6, s.peak_rss_sum / 1e6));
   run.summary(strprintf("  total time         %.2f s", s.t_total));

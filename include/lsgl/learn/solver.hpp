@@ -67,10 +67,13 @@ struct SolverState {
   double momentum = 1.0;
 };
 
-// What every rank sees after an iteration (identical on all ranks).
+// What every rank sees after an iteration (identical on all ranks). The stopping rule's two
+// measures: fbf's relative change of the primal w (rel_change_primal) or fdpg's KKT residual
+// ||lambda .* S w*(mu) - 1|| / sqrt(n) (kkt_residual), and the relative change of the dual.
 struct IterationInfo {
   int iteration = 0;
-  double rel_change_primal = 0.0;
+  double rel_change_primal = 0.0;  // fbf (0 for fdpg)
+  double kkt_residual = 0.0;       // fdpg (0 for fbf)
   double rel_change_dual = 0.0;
   bool converged = false;
   bool interrupted = false;  // the interrupt flag was raised on some rank
@@ -81,7 +84,8 @@ struct SolverReport {
   int iterations_run = 0;   // in this call
   bool converged = false;
   bool interrupted = false;  // stopped because the interrupt flag was raised
-  double rel_change_primal = 0.0;
+  double rel_change_primal = 0.0;  // fbf, l2, hard, soft: ||w_new - w|| / ||w||
+  double kkt_residual = 0.0;       // fdpg: ||lambda .* S w - 1|| / sqrt(n)
   double rel_change_dual = 0.0;
   double norm_S = 0.0;
   double gamma = 0.0;

@@ -81,7 +81,8 @@ struct LearnSummary {
   std::int64_t saturated_nodes = 0;  // nodes with every allowed edge non-zero
   std::int64_t isolated_nodes = 0;
   SolverReport solver;  // what the model's learning did
-  double t_read = 0, t_order = 0, t_candidates = 0, t_theta = 0, t_learn = 0, t_write = 0,
+  // The phases' wall times; t_prepare: the model's prepare phase (theta, edges).
+  double t_read = 0, t_order = 0, t_candidates = 0, t_prepare = 0, t_learn = 0, t_write = 0,
          t_total = 0;
   double ms_per_iteration = 0.0;        // wall time of one iteration (slowest rank)
   double learn_bandwidth = 0.0;         // effective bytes/s of the iterations, all ranks

@@ -105,7 +105,13 @@ class LogModel : public Model {
     a.emplace_back("solver", to_string(c_.solver.solver));
     a.emplace_back("iterations", static_cast<std::int64_t>(report_.iterations));
     a.emplace_back("converged", static_cast<std::int64_t>(report_.converged ? 1 : 0));
-    a.emplace_back("rel_change_primal", report_.rel_change_primal);
+    if (fdpg()) {
+      a.emplace_back("kkt_residual", report_.kkt_residual);
+      // Also under fbf's name, for readers of earlier files (for one release, CHANGELOG).
+      a.emplace_back("rel_change_primal", report_.kkt_residual);
+    } else {
+      a.emplace_back("rel_change_primal", report_.rel_change_primal);
+    }
     a.emplace_back("tol", c_.solver.tol);
     a.emplace_back("rel_change_dual", report_.rel_change_dual);
     a.emplace_back("step", c_.solver.step);
@@ -123,9 +129,11 @@ class LogModel : public Model {
   std::vector<std::string> summary_lines() const override {
     std::vector<std::string> lines = {
         strprintf("  solver             %s", name_of(c_.solver.solver)),
-        strprintf("  iterations         %d (%s, rel. change primal %.2e, dual %.2e, tol %.0e)",
+        strprintf("  iterations         %d (%s, %s %.2e, dual %.2e, tol %.0e)",
                   report_.iterations, report_.converged ? "converged" : "NOT converged",
-                  report_.rel_change_primal, report_.rel_change_dual, c_.solver.tol)};
+                  fdpg() ? "KKT residual" : "rel. change primal",
+                  fdpg() ? report_.kkt_residual : report_.rel_change_primal,
+                  report_.rel_change_dual, c_.solver.tol)};
     if (trials_.size() > 1 && (theta_ != trials_.front().x || !degree_reached_))
       lines.push_back(strprintf(
           "  degree correction  %s: theta %.6g (eq. 18: %.6g), %zu solves, %d iterations in all",
@@ -135,6 +143,8 @@ class LogModel : public Model {
   }
 
  private:
+  bool fdpg() const { return c_.solver.solver == SolverKind::kFdpg; }
+
   // alpha, beta, delta for a theta ([KP19] Prop. 1): with --alpha/--beta as given (weights
   // scaled by delta); otherwise alpha = beta = 1/theta and delta = 1.
   void set_parameters(double theta) {

@@ -209,9 +209,9 @@ class FdpgIteration {
 IterationInfo iteration_info(int it, const double sums[kSums], std::int64_t n, double tol) {
   IterationInfo info;
   info.iteration = it;
-  info.rel_change_primal = std::sqrt(sums[kKkt2] / static_cast<double>(n));
+  info.kkt_residual = std::sqrt(sums[kKkt2] / static_cast<double>(n));
   info.rel_change_dual = relative(sums[kChange2], sums[kPrev2]);
-  info.converged = it > 1 && info.rel_change_primal < tol && info.rel_change_dual < tol;
+  info.converged = it > 1 && info.kkt_residual < tol && info.rel_change_dual < tol;
   info.interrupted = sums[kInterrupt] > 0.0;
   return info;
 }
@@ -248,9 +248,9 @@ std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<doubl
     MPI_Allreduce(MPI_IN_PLACE, sums, kSums, MPI_DOUBLE, MPI_SUM, edges.comm());
     const IterationInfo info = iteration_info(it, sums, edges.n(), params.tol);
     params.monitor->iteration(
-        {"fdpg", it, "rel. change primal", info.rel_change_primal, info.rel_change_dual});
+        {"fdpg", it, "KKT residual", info.kkt_residual, info.rel_change_dual});
     report.iterations = it;
-    report.rel_change_primal = info.rel_change_primal;
+    report.kkt_residual = info.kkt_residual;
     report.rel_change_dual = info.rel_change_dual;
     report.converged = info.converged;
     fdpg.restart_if(sums[kRestartDot]);  // before a capture: the next iteration's state

@@ -41,8 +41,8 @@ std::vector<double> learn_log_fbf(const EdgeSet& edges, const std::vector<double
 
 // Collective. learn_log with FISTA on the dual (fdpg): from lambda = 1 or from start->v. Uses
 // tol, max_iterations, norm_iterations, interrupt and monitor of params; fills every SolverReport
-// field (gamma: the step 1/L; rel_change_primal: the KKT residual; rel_change_dual: the relative
-// change of lambda).
+// field (gamma: the largest step; kkt_residual; rel_change_dual: the relative change of lambda;
+// rel_change_primal stays 0).
 std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<double>& tz,
                                    const SolverParams& params, SolverReport& report,
                                    const IterationCallback& on_iteration = nullptr,
