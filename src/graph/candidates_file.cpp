@@ -127,7 +127,7 @@ Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
   bool csr = false;
   {
     const h5::File f = h5::open_read(comm, path);
-    csr = h5::object_kind(f, "/graph/indptr") == "dataset";
+    csr = h5::object_kind(f, "/graph/indptr") == h5::ObjectKind::kDataset;
   }
   const LocalCsr rows = csr ? read_graph(comm, path) : read_lists(comm, path, opt);
   collective_check(comm, opt.n <= 0 || rows.n == opt.n,

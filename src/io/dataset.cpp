@@ -236,9 +236,9 @@ void check_float64_range(const h5::File& f, const std::string& dataset, const st
 // Collective. What `dataset` is when it is not a dataset: missing, a group, or an AnnData
 // sparse matrix (a group with the attribute encoding-type csr_matrix or csc_matrix, or
 // h5sparse_format from older AnnData versions).
-std::string not_a_dataset(const h5::File& f, const std::string& dataset, const std::string& kind) {
-  if (kind.empty()) return "not found";
-  if (kind != "group") return "is not a dataset";
+std::string not_a_dataset(const h5::File& f, const std::string& dataset, h5::ObjectKind kind) {
+  if (kind == h5::ObjectKind::kMissing) return "not found";
+  if (kind != h5::ObjectKind::kGroup) return "is not a dataset";
   for (const char* attr : {"encoding-type", "h5sparse_format"}) {
     if (!h5::has_attr(f, dataset, attr)) continue;
     const std::string enc = h5::get_attr_string(f, dataset, attr);
@@ -251,8 +251,8 @@ std::string not_a_dataset(const h5::File& f, const std::string& dataset, const s
 // Collective. Refuses a --dataset that is not a dataset (a missing name, a group such as the
 // sparse /X of an .h5ad file), naming the 2-D float datasets the file does hold.
 void check_is_dataset(const h5::File& f, const std::string& dataset, const std::string& path) {
-  const std::string kind = h5::object_kind(f, dataset);
-  if (kind == "dataset") return;
+  const h5::ObjectKind kind = h5::object_kind(f, dataset);
+  if (kind == h5::ObjectKind::kDataset) return;
   std::string dense;
   for (const auto& [name, info] : h5::list_datasets(f)) {
     if (info.type_class != H5T_FLOAT || info.dims.size() != 2) continue;

@@ -388,13 +388,14 @@ DatasetInfo dataset_info(const File& f, const std::string& name) {
   return info_of(d.get());
 }
 
-std::string object_kind(const File& f, const std::string& name) {
-  if (name != "/" && H5Lexists(f.id(), name.c_str(), H5P_DEFAULT) <= 0) return "";
+ObjectKind object_kind(const File& f, const std::string& name) {
+  if (name != "/" && H5Lexists(f.id(), name.c_str(), H5P_DEFAULT) <= 0) return ObjectKind::kMissing;
   H5O_info_t info;
-  if (H5Oget_info_by_name2(f.id(), name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return "";
-  if (info.type == H5O_TYPE_DATASET) return "dataset";
-  if (info.type == H5O_TYPE_GROUP) return "group";
-  return "other";
+  if (H5Oget_info_by_name2(f.id(), name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+    return ObjectKind::kMissing;
+  if (info.type == H5O_TYPE_DATASET) return ObjectKind::kDataset;
+  if (info.type == H5O_TYPE_GROUP) return ObjectKind::kGroup;
+  return ObjectKind::kOther;
 }
 
 namespace {
@@ -436,6 +437,32 @@ void set_attr(const File& f, const std::string& obj, const std::string& name,
   H5Tset_strpad(type.get(), H5T_STR_NULLTERM);
   H5Tset_cset(type.get(), H5T_CSET_UTF8);
   write_attr(f, obj, name, type.get(), type.get(), v.c_str());
+}
+
+namespace {
+
+herr_t collect_attribute(hid_t loc, const char* name, const H5A_info_t*, void* out) {
+  H5T_class_t cls = H5T_NO_CLASS;
+  Id a(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
+  if (a.ok()) {
+    Id t(H5Aget_type(a.get()), H5Tclose);
+    if (t.ok()) cls = H5Tget_class(t.get());
+  }
+  static_cast<std::vector<std::pair<std::string, H5T_class_t>>*>(out)->emplace_back(name, cls);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, H5T_class_t>> list_attributes(const File& f,
+                                                                 const std::string& obj) {
+  Id o = open_object(f, obj);
+  std::vector<std::pair<std::string, H5T_class_t>> out;
+  hsize_t idx = 0;
+  const herr_t rc =
+      H5Aiterate2(o.get(), H5_INDEX_NAME, H5_ITER_NATIVE, &idx, collect_attribute, &out);
+  collective_check(f.comm(), rc >= 0, "cannot list the attributes of " + where(f, obj));
+  return out;
 }
 
 bool has_attr(const File& f, const std::string& obj, const std::string& name) {

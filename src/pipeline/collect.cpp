@@ -1,7 +1,6 @@
 #include "lsgl/pipeline/collect.hpp"
 
 #include <glob.h>
-#include <hdf5.h>
 
 #include <algorithm>
 #include <cctype>
@@ -153,44 +152,18 @@ std::string csv_field(const std::string& s) {
 
 using Row = std::map<std::string, std::string>;
 
-// Attribute names and HDF5 classes of one object, in creation (or name) order.
-std::vector<std::pair<std::string, H5T_class_t>> attribute_names(hid_t file, const std::string& obj) {
-  std::vector<std::pair<std::string, H5T_class_t>> names;
-  const hid_t o = H5Oopen(file, obj.c_str(), H5P_DEFAULT);
-  if (o < 0) throw std::runtime_error("no group '" + obj + "' (not a graph file of lsgl learn?)");
-  auto cb = [](hid_t loc, const char* name, const H5A_info_t*, void* data) -> herr_t {
-    auto* v = static_cast<std::vector<std::pair<std::string, H5T_class_t>>*>(data);
-    H5T_class_t cls = H5T_NO_CLASS;
-    const hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    if (a >= 0) {
-      const hid_t t = H5Aget_type(a);
-      if (t >= 0) {
-        cls = H5Tget_class(t);
-        H5Tclose(t);
-      }
-      H5Aclose(a);
-    }
-    v->emplace_back(name, cls);
-    return 0;
-  };
-  hsize_t idx = 0;
-  const herr_t rc = H5Aiterate2(o, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, cb, &names);
-  H5Oclose(o);
-  if (rc < 0) throw std::runtime_error("cannot list the attributes of '" + obj + "'");
-  return names;
-}
-
 // Reads the attributes of / and /graph of one graph file into `row`; `order` receives the
 // column names in the order first seen. Throws on an unreadable file.
 void read_graph_attributes(const std::string& path, Row& row, std::vector<std::string>& order) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   h5::File f = h5::open_read(MPI_COMM_SELF, path);
   auto put = [&](const std::string& name, const std::string& value) {
     if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
     row[name] = value;
   };
   for (const std::string obj : {"/graph", "/"}) {
-    for (const auto& [name, cls] : attribute_names(f.id(), obj)) {
+    if (h5::object_kind(f, obj) == h5::ObjectKind::kMissing)
+      throw std::runtime_error("no group '" + obj + "' (not a graph file of lsgl learn?)");
+    for (const auto& [name, cls] : h5::list_attributes(f, obj)) {
       if (obj == "/" && name == "configuration") {
         // One column per option of the effective configuration ("key = value" lines).
         std::istringstream lines(h5::get_attr_string(f, obj, name));
@@ -320,14 +293,14 @@ std::vector<Item> read_outputs(const std::vector<std::string>& outputs,
     it.task.output = path;
     if (it.task.task >= 0) seen.insert(it.task.task);
     if (!exists(path)) {
-      it.task.status = "missing";
+      it.task.status = TaskStatus::kMissing;
       it.task.error = "no such file";
     } else {
       try {
         read_graph_attributes(path, it.row, attr_order);
-        it.task.status = "ok";
+        it.task.status = TaskStatus::kOk;
       } catch (const std::exception& e) {
-        it.task.status = "unreadable";
+        it.task.status = TaskStatus::kUnreadable;
         it.task.error = e.what();
       }
     }
@@ -337,7 +310,7 @@ std::vector<Item> read_outputs(const std::vector<std::string>& outputs,
     if (seen.count(t)) continue;
     Item it;
     it.task.task = t;
-    it.task.status = "missing";
+    it.task.status = TaskStatus::kMissing;
     items.push_back(std::move(it));
   }
   return items;
@@ -349,13 +322,13 @@ void apply_log(CollectTask& c, const std::string& log) {
   const LogInfo info = read_log(c.log);
   c.exit_code = info.exit_code;
   if (info.exit_code > 0) {
-    c.status = "failed";
+    c.status = TaskStatus::kFailed;
     c.error = info.exit_code == 75
                   ? "interrupted and checkpointed (exit code 75): resume from its checkpoint"
                   : (info.error.empty() ? "exit code " + std::to_string(info.exit_code)
                                         : info.error);
     if (!c.output.empty() && exists(c.output)) c.error += " (the output is from an earlier run)";
-  } else if (c.status == "missing" && c.error.empty()) {
+  } else if (c.status == TaskStatus::kMissing && c.error.empty()) {
     c.error = info.exit_code == 0
                   ? "exit code 0 but no output file"
                   : (info.error.empty() ? "no exit code in the log (running, or killed)"
@@ -370,7 +343,7 @@ void attach_logs(std::vector<Item>& items, const std::map<std::int64_t, std::str
     const auto l = c.task >= 0 ? log_of.find(c.task) : log_of.end();
     if (l != log_of.end())
       apply_log(c, l->second);
-    else if (c.status == "missing" && c.error.empty())
+    else if (c.status == TaskStatus::kMissing && c.error.empty())
       c.error = "no output file and no log";
   }
 }
@@ -406,7 +379,8 @@ std::vector<std::string> attribute_columns(const std::vector<std::string>& attr_
 // sweep table row, then the attribute columns.
 std::string csv_line(const Item& it, const Table& table, const std::vector<std::string>& columns) {
   const CollectTask& c = it.task;
-  std::string text = (c.task >= 0 ? std::to_string(c.task) : "") + "," + c.status + "," +
+  std::string text = (c.task >= 0 ? std::to_string(c.task) : "") + "," + to_string(c.status) +
+                     "," +
                      (c.exit_code >= 0 ? std::to_string(c.exit_code) : "") + "," +
                      csv_field(c.output) + "," + csv_field(c.log) + "," + csv_field(c.error);
   for (std::size_t j = 0; j < table.columns.size(); ++j) {
@@ -422,10 +396,12 @@ std::string csv_line(const Item& it, const Table& table, const std::vector<std::
 
 // Adds task c to the report and to its status count.
 void count(CollectReport& report, const CollectTask& c) {
-  if (c.status == "ok") ++report.ok;
-  else if (c.status == "failed") ++report.failed;
-  else if (c.status == "missing") ++report.missing;
-  else ++report.unreadable;
+  switch (c.status) {
+    case TaskStatus::kOk: ++report.ok; break;
+    case TaskStatus::kFailed: ++report.failed; break;
+    case TaskStatus::kMissing: ++report.missing; break;
+    case TaskStatus::kUnreadable: ++report.unreadable; break;
+  }
   report.tasks.push_back(c);
 }
 
@@ -490,12 +466,12 @@ CollectReport run_collect(MPI_Comm comm, const CollectOptions& o, Monitor& monit
                   total, total == 1 ? "" : "s", (long long)report.ok, (long long)report.failed,
                   (long long)report.missing, (long long)report.unreadable, o.csv.c_str()));
     for (const auto& t : report.tasks) {
-      if (t.status == "ok") continue;
+      if (t.status == TaskStatus::kOk) continue;
       monitor.message(
           MessageKind::kSummary,
           strprintf(
               "  task %s: %s%s%s%s", t.task >= 0 ? std::to_string(t.task).c_str() : "?",
-              t.status.c_str(),
+              name_of(t.status),
               t.exit_code >= 0 ? (" (exit code " + std::to_string(t.exit_code) + ")").c_str() : "",
               t.error.empty() ? "" : ": ", t.error.c_str()));
     }

@@ -78,8 +78,10 @@ struct DatasetInfo {
 // Collective. Type and shape of dataset `name` (throws CollectiveError when it is missing).
 DatasetInfo dataset_info(const File& f, const std::string& name);
 
-// Collective. What `name` is in the file: "dataset", "group", "other" or "" (missing).
-std::string object_kind(const File& f, const std::string& name);
+enum class ObjectKind { kMissing, kDataset, kGroup, kOther };
+
+// Collective. What `name` is in the file.
+ObjectKind object_kind(const File& f, const std::string& name);
 
 // Collective. Every dataset of the file ("/obsm/X_pca", ...) with its type and shape, in
 // HDF5's visiting order (names sorted within a group).
@@ -92,6 +94,12 @@ void set_attr(const File& f, const std::string& obj, const std::string& name, st
 void set_attr(const File& f, const std::string& obj, const std::string& name, std::uint64_t v);
 void set_attr(const File& f, const std::string& obj, const std::string& name,
               const std::string& v);
+
+// Collective. The names of the attributes of object `obj` ("/" for the file) in name order,
+// with their HDF5 type classes (H5T_NO_CLASS when the type cannot be read). Throws
+// CollectiveError when `obj` is missing or its attributes cannot be listed.
+std::vector<std::pair<std::string, H5T_class_t>> list_attributes(const File& f,
+                                                                 const std::string& obj);
 
 // Collective. Attribute readers; throw CollectiveError when the attribute is missing.
 double get_attr_double(const File& f, const std::string& obj, const std::string& name);

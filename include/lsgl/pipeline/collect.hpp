@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lsgl/util/monitor.hpp"
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
@@ -24,9 +25,16 @@ struct CollectOptions {
   std::int64_t expect = -1;          // >= 0: tasks 0 .. expect-1 are expected
 };
 
+enum class TaskStatus { kOk, kFailed, kMissing, kUnreadable };
+inline constexpr Named<TaskStatus> kTaskStatusNames[] = {{TaskStatus::kOk, "ok"},
+                                                         {TaskStatus::kFailed, "failed"},
+                                                         {TaskStatus::kMissing, "missing"},
+                                                         {TaskStatus::kUnreadable, "unreadable"}};
+constexpr const auto& names(TaskStatus) { return kTaskStatusNames; }
+
 struct CollectTask {
   std::int64_t task = -1;  // -1: no number in the file name
-  std::string status;      // ok, failed, missing, unreadable
+  TaskStatus status = TaskStatus::kOk;
   int exit_code = -1;      // from the log; -1 when unknown
   std::string output, log, error;
 };
