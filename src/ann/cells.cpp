@@ -13,23 +13,17 @@
 #include <cmath>
 #include <numeric>
 
+#include "bounds.hpp"
 #include "lsgl/util/error.hpp"
-#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::ann {
 namespace {
 
-constexpr std::int64_t kSamplePerCell = 64;  // k-means sample rows per cell
 constexpr int kKmeansIterations = 20;
 constexpr int kPowerIterations = 30;
 constexpr double kCutSlack = 0.04;  // a rank cut moves at most this share of a rank's rows
 constexpr int kNearCells = 32;      // length of each cell's near list
 constexpr std::int64_t kRowBlock = 256;  // rows per single-precision product
-
-// Whether a row whose hash is h falls in a sample of `share` of the rows.
-bool in_share(std::uint64_t h, double share) {
-  return share >= 1.0 || h < static_cast<std::uint64_t>(share * 0x1.0p64 - 1.0);
-}
 
 // Local rows of the k-means sample: row g is in when a hash of (seed, g) falls within the share
 // `want` / n, so the sample does not depend on the number of ranks. `hash` gets the hash of each
@@ -40,7 +34,7 @@ std::vector<float> local_sample(const LocalRows& data, std::int64_t want, std::u
   std::vector<float> out;
   hash.clear();
   for (std::int64_t l = 0; l < data.local_rows(); ++l) {
-    const std::uint64_t h = splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(data.begin + l)));
+    const std::uint64_t h = sample_hash(seed, static_cast<std::uint64_t>(data.begin + l));
     if (in_share(h, share)) {
       out.insert(out.end(), data.row(l), data.row(l) + data.d);
       hash.push_back(h);
@@ -444,9 +438,7 @@ bool near_cells_within(const CellLayout& lay, const float* x, int i, double radi
     if (j == i) continue;
     const double b2 = squared_distance(x, lay.centroids.data() + j * d, d);
     // The Voronoi bound (b2 - a2) / (2 gap), less the rounding of b2 - a2.
-    const bool beyond =
-        gap[t] > 0 && (b2 - a2) - 1e-12 * (a2 + b2) > 2.0 * gap[t] * radius * (1.0 + 1e-12);
-    if (!beyond) out.push_back(j);
+    if (!voronoi_excludes((b2 - a2) - kBoundSlack * (a2 + b2), gap[t], radius)) out.push_back(j);
   }
   return true;
 }

@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "bounds.hpp"
 #include "cells.hpp"
 #include "engines.hpp"
 #include "lsgl/util/error.hpp"
@@ -146,9 +147,7 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrou
           // The Voronoi bound (cells.hpp) with ||x - c_j||^2 at least f[j] - e[j]; the home
           // cell and coinciding centroids are always searched.
           const double near_j = static_cast<double>(f[j]) - e[j];
-          if (j != i && gap[j] > 0 && near_j - home_far > 2.0 * gap[j] * radius * (1.0 + 1e-12)) {
-            continue;
-          }
+          if (j != i && voronoi_excludes(near_j - home_far, gap[j], radius)) continue;
           mark_cell(j);
         }
         keep_marks(q);

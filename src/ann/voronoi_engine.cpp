@@ -29,16 +29,15 @@
 #include <utility>
 #include <vector>
 
+#include "bounds.hpp"
 #include "cells.hpp"
 #include "engines.hpp"
-#include "lsgl/util/splitmix.hpp"
 
 namespace lsgl::ann {
 namespace {
 
 constexpr int kExtra = 8;                    // float candidates kept beyond k
 constexpr std::int64_t kQueryBlock = 512;    // queries per matrix product
-constexpr std::int64_t kSamplePerCell = 64;  // k-means sample rows per cell
 
 // C (rows_a x rows_b) = alpha A (rows_a x d) * B (rows_b x d)^T, single precision.
 void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t rows_b,
@@ -129,9 +128,8 @@ class VoronoiEngine final : public Engine {
     const std::int64_t wanted = std::clamp<std::int64_t>(rows_ / std::max<std::int64_t>(p.cell_rows, 1), 1, 1 << 16);
     std::vector<float> sample;
     const double share = static_cast<double>(wanted * kSamplePerCell) / static_cast<double>(rows_);
-    const auto cut = static_cast<std::uint64_t>(std::min(share, 1.0) * 0x1.0p64 - 1.0);
     for (std::int64_t l = 0; l < rows_ && wanted > 1; ++l) {
-      if (share >= 1.0 || splitmix64(p.seed ^ splitmix64(static_cast<std::uint64_t>(l))) < cut) {
+      if (in_share(sample_hash(p.seed, static_cast<std::uint64_t>(l)), share)) {
         sample.insert(sample.end(), base_ + l * d_, base_ + (l + 1) * d_);
       }
     }
@@ -192,7 +190,7 @@ class VoronoiEngine final : public Engine {
   // Cell c can hold a row within `radius` of a query whose squared distance to c_c is at least
   // `near`: the ball bound ||x - y|| >= ||x - c_c|| - extent_c.
   bool within_reach(int c, double near, double radius) const {
-    return std::sqrt(std::max(0.0, near)) - extent_[c] <= radius * (1.0 + 1e-12);
+    return !ball_excludes(near, extent_[c], radius);
   }
 
   // Per-thread scratch of search_homes.
@@ -292,8 +290,7 @@ class VoronoiEngine final : public Engine {
         const double g = s.gap[c];
         const double near = qn + g * g - 2.0 * static_cast<double>(s.gc[i * cells_ + c]) -
                             rounding(qr, g);  // at most ||q - c_c||^2
-        if ((g <= 0 || near - home_far <= 2.0 * g * radius * (1.0 + 1e-12)) &&
-            within_reach(c, near, radius)) {
+        if (!voronoi_excludes(near - home_far, g, radius) && within_reach(c, near, radius)) {
           s.visits.emplace_back(c, i);
         }
       }
