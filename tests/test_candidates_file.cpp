@@ -149,8 +149,9 @@ TEST_F(CandidatesFile, CleanListsGiveTheBruteForceNearest) {
             "");
   o.distance = lsgl::CandidateDistance::kSquared;  // the wrong choice for these lists
   const lsgl::Candidates wrong = lsgl::read_candidates_file(kWorld, path("clean.h5"), o, nullptr);
-  const std::string message = collective_error(
-      [&] { lsgl::check_candidate_distances(kWorld, my_data(), wrong, lsgl::CandidateDistance::kSquared); });
+  const std::string message = collective_error([&] {
+    lsgl::check_candidate_distances(kWorld, my_data(), wrong, lsgl::CandidateDistance::kSquared);
+  });
   EXPECT_NE(message.find("pass --candidates-distance euclidean"), std::string::npos) << message;
 }
 

@@ -47,7 +47,8 @@ TEST(DegreeSearch, SecantStepsFromOneSide) {
   // Far off: at most a factor 4 per step.
   EXPECT_NEAR(lsgl::next_degree_trial({{1.0, 1000.0, 1}}, p), 4.0, 1e-12);
   // Two trials on one side: their slope (-2 here) is used.
-  const std::vector<DegreeTrial> t = {{1.0, 40.0, 1}, {2.0, 10.0 * 1.1 * 1.1 * 1.1 * 1.1 / 1.21, 1}};
+  const std::vector<DegreeTrial> t = {{1.0, 40.0, 1},
+                                      {2.0, 10.0 * 1.1 * 1.1 * 1.1 * 1.1 / 1.21, 1}};
   const double slope = std::log(t[1].degree / t[0].degree) / std::log(2.0);
   EXPECT_NEAR(lsgl::next_degree_trial(t, p), 2.0 * std::exp(-std::log(t[1].degree / 10) / slope),
               1e-12);

@@ -1,7 +1,8 @@
 // DPCD: the surrogate identities and flip identities against brute force (the distributed
-// selection and reproducible sums it uses are tested in test_util), monotone decrease with L0 + eps, the fixed count kept, exhaustive
-// neighbourhood search reaching the global optimum on n <= 16, and the dense-subgraph problem
-// (swap gain, incremental W x, exhaustive search, planted subgraph, same result as on 1 rank).
+// selection and reproducible sums it uses are tested in test_util), monotone decrease with L0 +
+// eps, the fixed count kept, exhaustive neighbourhood search reaching the global optimum on n <=
+// 16, and the dense-subgraph problem (swap gain, incremental W x, exhaustive search, planted
+// subgraph, same result as on 1 rank).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -156,7 +157,8 @@ TEST(Identities, SurrogateMinimizerIsExactOnBothDomains) {
     const double L = 0.1 + 0.5 * (seed % 4);
     auto surrogate = [&](const std::vector<std::int8_t>& y) {
       double s = 0;
-      for (int i = 0; i < n; ++i) s += g[i] * (y[i] - x[i]) + 0.5 * L * (y[i] - x[i]) * (y[i] - x[i]);
+      for (int i = 0; i < n; ++i)
+        s += g[i] * (y[i] - x[i]) + 0.5 * L * (y[i] - x[i]) * (y[i] - x[i]);
       return s;
     };
     int r = 0;
@@ -295,14 +297,16 @@ FixedPointGraph small_graph(MPI_Comm comm, int n, double p, unsigned seed, bool 
   std::vector<double> W(n * n, 0.0);
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j)
-      if (u(rng) < p) W[i * n + j] = W[j * n + i] = weighted ? std::round(1 + 100 * u(rng)) / 16 : 1.0;
+      if (u(rng) < p)
+        W[i * n + j] = W[j * n + i] = weighted ? std::round(1 + 100 * u(rng)) / 16 : 1.0;
   std::vector<DirectedEntry> e;
   if (comm_rank(comm) == 0)
     for (int i = 0; i < n; ++i)
       for (int j = i + 1; j < n; ++j)
         if (W[i * n + j] > 0) e.push_back({i, j, W[i * n + j]});
   if (dense) *dense = W;
-  return make_fixed_point(comm, symmetrize_entries(comm, n, std::move(e), DuplicateRule::kSum, nullptr));
+  return make_fixed_point(comm,
+                          symmetrize_entries(comm, n, std::move(e), DuplicateRule::kSum, nullptr));
 }
 
 std::vector<std::int64_t> gather_all(MPI_Comm comm, const std::vector<std::int64_t>& mine) {
@@ -318,7 +322,8 @@ double xwx_dense(const std::vector<double>& W, int n, const std::vector<std::int
   return s;
 }
 
-std::vector<std::int64_t> local_part(const FixedPointGraph& g, const std::vector<std::int64_t>& all) {
+std::vector<std::int64_t> local_part(const FixedPointGraph& g,
+                                     const std::vector<std::int64_t>& all) {
   std::vector<std::int64_t> m;
   for (auto v : all)
     if (v >= g.begin() && v < g.begin() + g.local_rows()) m.push_back(v);
@@ -359,7 +364,9 @@ TEST(DenseSubgraph, SwapGainAndIncrementalUpdatesMatchRecomputation) {
     std::sort(next.begin(), next.end());
     const double direct = xwx_dense(W, n, next) - before;
     // The identity delta = 2 ((Wx)_j - (Wx)_i - W_ij), in fixed point and in double.
-    auto fx = [&](double v) { return static_cast<std::int64_t>(std::llround(std::ldexp(v, g.bits))); };
+    auto fx = [&](double v) {
+      return static_cast<std::int64_t>(std::llround(std::ldexp(v, g.bits)));
+    };
     EXPECT_NEAR(g.to_double(swap_gain(fx(wxi), fx(wxj), fx(W[i * n + j]))), direct, 1e-9);
     // The optimiser's pairwise model of the same swap: delta f = -4 delta(x^T W x).
     std::vector<double> single, pair;
@@ -484,7 +491,8 @@ TEST(DenseSubgraph, SameSetsAsOnOneRank) {
       std::mt19937_64 rng(77);
       const int n = 2500;
       for (int t = 0; t < 12000; ++t) {
-        const std::int64_t a = static_cast<std::int64_t>(n * std::pow((rng() % 100000) / 100000.0, 2.5));
+        const std::int64_t a =
+            static_cast<std::int64_t>(n * std::pow((rng() % 100000) / 100000.0, 2.5));
         const std::int64_t b = rng() % n;
         e.push_back({a, b, 1.0 + static_cast<double>(rng() % 4) / 4});
       }

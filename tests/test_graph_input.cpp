@@ -251,7 +251,8 @@ TEST(GraphInput, BadInputIsACollectiveErrorOnEveryRank) {
     EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
   }
   EXPECT_THROW(read(tmpdir() + "/does-not-exist.txt"), CollectiveError);
-  EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, GraphFormat::kHdf5), CollectiveError);
+  EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, GraphFormat::kHdf5),
+               CollectiveError);
   EXPECT_THROW(cli::parse_choice<GraphFormat>("format", "xml"), std::invalid_argument);
   // Negative weight in an HDF5 graph.
   LocalCsr m;

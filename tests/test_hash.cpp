@@ -45,7 +45,8 @@ struct SmallProblem {
   Mat W, A;
   std::vector<double> c;         // n x r
   std::vector<std::int8_t> b0;   // n x r
-  explicit SmallProblem(std::uint64_t seed, int bits = 6, std::int64_t samples = 40) : r(bits), n(samples) {
+  explicit SmallProblem(std::uint64_t seed, int bits = 6, std::int64_t samples = 40)
+      : r(bits), n(samples) {
     std::mt19937_64 rng(seed);
     W = random_mat(r, classes, rng);
     A = gram_of(W);
@@ -111,7 +112,8 @@ TEST(CodeProblem, ObjectiveGradientAndFlipModelMatchBruteForce) {
   }
   // flip() keeps f and g exact.
   std::vector<std::int64_t> mine;
-  for (std::int64_t gi : {1, 2, 9, 20}) if (gi >= lo && gi < lo + static_cast<std::int64_t>(p.x().size())) mine.push_back(gi - lo);
+  for (std::int64_t gi : {1, 2, 9, 20})
+    if (gi >= lo && gi < lo + static_cast<std::int64_t>(p.x().size())) mine.push_back(gi - lo);
   p.flip(mine);
   std::vector<std::int8_t> b = sp.b0;
   for (std::int64_t gi : {1, 2, 9, 20}) b[gi] = static_cast<std::int8_t>(-b[gi]);
@@ -139,7 +141,8 @@ TEST(CodeProblem, DpcdBStepNeverIncreasesTheLossWithoutSafeguard) {
     EXPECT_LT(r.objective.back(), r.objective.front());
     EXPECT_EQ(r.rejected, 0);
     for (auto v : p.x()) EXPECT_TRUE(v == 1 || v == -1);
-    EXPECT_NEAR(p.objective(), sp.direct(sp.gather(world(), p.x())), 1e-9 * std::fabs(p.objective()));
+    EXPECT_NEAR(p.objective(), sp.direct(sp.gather(world(), p.x())),
+                1e-9 * std::fabs(p.objective()));
   }
 }
 
@@ -250,7 +253,8 @@ TEST(Chunked, SumsMatchDirectSumsAndDoNotDependOnRanks) {
       EXPECT_NEAR(all[p + k * q + l], s, 1e-11);
     }
   for (std::int64_t k = 0; k < p; ++k)
-    for (std::int64_t l = 0; l < p; ++l) EXPECT_EQ(all[p + p * q + k * p + l], all[p + p * q + l * p + k]);
+    for (std::int64_t l = 0; l < p; ++l)
+      EXPECT_EQ(all[p + p * q + k * p + l], all[p + p * q + l * p + k]);
   if (comm_rank(world()) == 0) EXPECT_EQ(run(MPI_COMM_SELF), all);  // bit for bit
 }
 

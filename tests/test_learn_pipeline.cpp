@@ -172,7 +172,8 @@ TEST(LearnPipeline, KnnModelIsTheGaussianKnnGraph) {
     const std::int64_t a = g.begin + r;
     for (std::int64_t e = g.indptr[r]; e < g.indptr[r + 1]; ++e) {
       const auto it = expected.find({a, g.indices[e]});
-      ASSERT_NE(it, expected.end()) << "edge " << a << "-" << g.indices[e] << " not in the k-NN graph";
+      ASSERT_NE(it, expected.end())
+          << "edge " << a << "-" << g.indices[e] << " not in the k-NN graph";
       EXPECT_NEAR(g.data[e], it->second, 1e-6 * it->second);
       ++local_found;
     }

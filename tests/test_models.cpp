@@ -386,8 +386,9 @@ TEST(DaitchSoft, MatchesCoordinateDescentAndKKT) {
   int positive = 0;
   for (const auto& [ij, v] : got) {
     EXPECT_GE(v, 0.0);
-    const double g = smooth_grad(p, m, ij) -
-                     2 * mu * (std::max(1 - deg[ij.first], 0.0) + std::max(1 - deg[ij.second], 0.0));
+    const double g =
+        smooth_grad(p, m, ij) -
+        2 * mu * (std::max(1 - deg[ij.first], 0.0) + std::max(1 - deg[ij.second], 0.0));
     if (v > 1e-8) {
       EXPECT_NEAR(g, 0.0, 1e-5 * mu);
       ++positive;

@@ -130,9 +130,11 @@ TEST(FileIdentity, SameFileByInodeOrResolvedPath) {
 }
 
 TEST(Parsers, MatrixMarketBannerTypoIsAnError) {
-  EXPECT_THROW(parse_graph_text("%%MatrixMarkt matrix coordinate real general\n2 2 1\n1 2 1\n", true),
-               std::runtime_error);
-  const auto e = parse_graph_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 3\n", true);
+  EXPECT_THROW(
+      parse_graph_text("%%MatrixMarkt matrix coordinate real general\n2 2 1\n1 2 1\n", true),
+      std::runtime_error);
+  const auto e =
+      parse_graph_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 3\n", true);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].u, 0);
   EXPECT_EQ(e[0].v, 1);

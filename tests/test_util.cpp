@@ -113,8 +113,10 @@ TEST(Select, TopMMatchesSerialSortWithTies) {
       keys.push_back(make_key(encode_double(v[i]), 0, i));
     std::vector<std::int64_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return v[a] != v[b] ? v[a] > v[b] : a < b; });
-    for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(7), n / 3, n - 1, n, n + 5}) {
+    std::sort(order.begin(), order.end(),
+              [&](auto a, auto b) { return v[a] != v[b] ? v[a] > v[b] : a < b; });
+    for (std::int64_t m :
+         {std::int64_t(0), std::int64_t(1), std::int64_t(7), n / 3, n - 1, n, n + 5}) {
       SelectKey th;
       const auto mask = select_top(world(), keys, m, &th);
       std::vector<char> expect(n, 0);
@@ -158,7 +160,8 @@ TEST(Select, TopMWithSecondaryWordMatchesSerialSort) {
       std::vector<char> expect(n, 0);
       for (std::int64_t t = 0; t < m; ++t) expect[order[t]] = 1;
       for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i)
-        ASSERT_EQ(mask[i - part.begin(rank)], expect[i]) << "seed " << seed << " m " << m << " i " << i;
+        ASSERT_EQ(mask[i - part.begin(rank)], expect[i])
+            << "seed " << seed << " m " << m << " i " << i;
       EXPECT_EQ(th.index(), order[m - 1]);
     }
   }
@@ -172,7 +175,8 @@ TEST(Select, SmallestPairMatchesSerialSort) {
     std::vector<double> v(n);
     for (auto& x : v) {  // odd seeds: many ties; even seeds: spread over many binades
       x = seed % 2 ? static_cast<double>(static_cast<int>(rng() % 30)) - 15.0
-                   : std::ldexp(static_cast<double>(rng() % 1000) - 500.0, -static_cast<int>(rng() % 60));
+                   : std::ldexp(static_cast<double>(rng() % 1000) - 500.0,
+                                -static_cast<int>(rng() % 60));
     }
     const Partition part(n, size);
     const std::vector<double> mine(v.begin() + part.begin(rank), v.begin() + part.end(rank));

@@ -79,7 +79,8 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("ns-pool", po::value(&d.ns_pool)->default_value(d.ns_pool),
        "dpcd: candidates per side in the neighbourhood search (weakest members, strongest "
        "non-members)")
-      ("ns-exhaustive-limit", po::value(&d.ns_exhaustive_limit)->default_value(d.ns_exhaustive_limit),
+      ("ns-exhaustive-limit",
+       po::value(&d.ns_exhaustive_limit)->default_value(d.ns_exhaustive_limit),
        "dpcd: enumerate every move when there are at most this many, else sample")
       ("ns-samples", po::value(&d.ns_samples)->default_value(d.ns_samples),
        "dpcd: random moves tried when sampling (plus all single swaps and a greedy chain)")

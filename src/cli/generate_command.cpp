@@ -15,8 +15,9 @@ namespace lsgl::cli {
 namespace {
 
 enum class Kind { kBlobs, kManifold, kPowerlawGraph };
-constexpr Named<Kind> kKindNames[] = {
-    {Kind::kBlobs, "blobs"}, {Kind::kManifold, "manifold"}, {Kind::kPowerlawGraph, "powerlaw-graph"}};
+constexpr Named<Kind> kKindNames[] = {{Kind::kBlobs, "blobs"},
+                                      {Kind::kManifold, "manifold"},
+                                      {Kind::kPowerlawGraph, "powerlaw-graph"}};
 constexpr const auto& names(Kind) { return kKindNames; }
 
 }  // namespace
@@ -64,10 +65,11 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl generate --kind blobs|manifold|powerlaw-graph --output FILE.h5 "
-               "[options]\n",
-               d);
+    print_help(
+        comm,
+        "usage: [mpirun -n P] lsgl generate --kind blobs|manifold|powerlaw-graph --output FILE.h5 "
+        "[options]\n",
+        d);
     return 0;
   }
   Kind k = Kind::kBlobs;

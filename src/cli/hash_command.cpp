@@ -70,8 +70,8 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
        "dpcd: principal-coordinate updates per B-step ([DPCD]: 20)")
       ("thresholds", po::value(&thresholds)->default_value("coordinate"),
        "dpcd: coordinate (a bit is principal when flipping it alone lowers the loss: threshold "
-       "2 (W W^T)_kk; all principal bits flip together), adaptive ([DPCD] eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
-       "L0 = 2 x largest eigenvalue of W W^T)")
+       "2 (W W^T)_kk; all principal bits flip together), adaptive ([DPCD] eq. 7, scaled by "
+       "alpha1/alpha2) or lipschitz (L0 + eps, L0 = 2 x largest eigenvalue of W W^T)")
       ("one-per-code", po::value(&t.dpcd.one_per_block)->default_value(false),
        "dpcd: flip at most one bit of each code per update (the best); with coordinate "
        "thresholds every update then lowers the loss (slower: more updates)")
@@ -196,7 +196,8 @@ int hash_command(MPI_Comm comm, const std::vector<std::string>& args,
   if (sub == "encode") return encode(comm, rest, command_line);
   if (sub == "eval") return eval(comm, rest);
   collective_check(comm, false,
-                   "unknown hash command '" + sub + "' (train, encode or eval; try 'lsgl hash --help')");
+                   "unknown hash command '" + sub +
+                       "' (train, encode or eval; try 'lsgl hash --help')");
   return 1;
 }
 

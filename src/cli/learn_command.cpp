@@ -184,7 +184,8 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                "usage: [mpirun -n P] lsgl learn --input DATA --output GRAPH.h5 [--k 10] [options]\n"
                "\nLearns a sparse weighted graph whose average degree is about k: each node may "
                "connect to its\nr*k approximate nearest neighbours, the log model (Kalofolias "
-               "2016) or another --model chooses\nthe weights.\nThe output holds the symmetric weight matrix in CSR "
+               "2016) or another --model chooses\nthe weights.\nThe output holds the symmetric "
+               "weight matrix in CSR "
                "(/graph/indptr, /graph/indices, /graph/data).\n",
                d);
     return 0;

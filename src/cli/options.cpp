@@ -81,12 +81,14 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
     const auto rest = po::collect_unrecognized(parsed.options, po::include_positional);
     bool after_petsc_option = false;
     for (const auto& w : rest) {
-      if (w.rfind("--", 0) == 0) throw std::runtime_error("unknown option '" + w + "' (see --help)");
+      if (w.rfind("--", 0) == 0)
+        throw std::runtime_error("unknown option '" + w + "' (see --help)");
       if (w.size() > 1 && w[0] == '-') {
         after_petsc_option = true;
         continue;
       }
-      if (!after_petsc_option) throw std::runtime_error("unexpected argument '" + w + "' (see --help)");
+      if (!after_petsc_option)
+        throw std::runtime_error("unexpected argument '" + w + "' (see --help)");
       after_petsc_option = false;
     }
     po::store(parsed, p.vm);

@@ -21,8 +21,8 @@ struct Parsed {
 void add_common_options(po::options_description& desc);
 
 // Collective (errors are raised on every rank). Parses args (without the program and subcommand
-// names) against `desc` (which includes the common options). Unknown --options, stray words and config
-// file errors raise CollectiveError. Single-dash words (and their values) are left to PETSc.
+// names) against `desc` (which includes the common options). Unknown --options, stray words and
+// config file errors raise CollectiveError. Single-dash words (and their values) are left to PETSc.
 Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
              const po::options_description& desc);
 

@@ -46,7 +46,8 @@ class MemberSet {
 
  private:
   std::size_t hash(std::int64_t v) const {
-    return static_cast<std::size_t>((static_cast<std::uint64_t>(v) * 0x9e3779b97f4a7c15ULL) >> 20) & mask_;
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(v) * 0x9e3779b97f4a7c15ULL) >> 20) &
+           mask_;
   }
   std::vector<std::uint64_t> bits_;
   std::size_t mask_ = 0;
@@ -135,7 +136,8 @@ std::vector<std::int64_t> weight_into(const FixedPointGraph& g,
   return wx;
 }
 
-SubgraphStats evaluate_subgraph(const FixedPointGraph& g, const std::vector<std::int64_t>& members) {
+SubgraphStats evaluate_subgraph(const FixedPointGraph& g,
+                                const std::vector<std::int64_t>& members) {
   // The members of all ranks (k ids, sorted; small next to the graph), then each rank sums the
   // entries of its member rows whose column is a member: no entries travel.
   const MemberSet in(allgather_items(g.comm, members), g.rows.n, row_entries(g, members));
@@ -314,7 +316,8 @@ DensestDpcdResult dpcd_densest(const FixedPointGraph& g, std::int64_t k,
   }
   std::string used;
   double density = 0.0;
-  const std::vector<std::int64_t> init = best_initial_set(g, k, o.init, o.tpower_iterations, &used, &density);
+  const std::vector<std::int64_t> init =
+      best_initial_set(g, k, o.init, o.tpower_iterations, &used, &density);
   const double t1 = MPI_Wtime();
   DensestDpcdResult res = dpcd_from(g, init, o.dpcd);
   res.init_used = used;

@@ -23,7 +23,8 @@ std::vector<std::int64_t> ravi(const FixedPointGraph& g, std::int64_t k) {
   std::vector<std::int64_t> wx(nl, 0);
   // Lazy max-heap of (weight into the set, degree, index) over local outside nodes.
   std::priority_queue<SelectKey> heap;
-  for (std::int64_t i = 0; i < nl; ++i) heap.push(make_key(encode_int(0), encode_int(g.degree[i]), lo + i));
+  for (std::int64_t i = 0; i < nl; ++i)
+    heap.push(make_key(encode_int(0), encode_int(g.degree[i]), lo + i));
   SelectKey chosen = starts.front();
   for (std::int64_t step = 0; step < k; ++step) {
     if (step > 0) {

@@ -64,16 +64,18 @@ std::vector<T> exchange(MPI_Comm comm, std::vector<std::vector<T>>& send) {
   for (int p = 0; p < size; ++p)
     for (std::int64_t at = 0, tag = 0; at < rc[p]; at += kChunk, ++tag) {
       req.emplace_back();
-      MPI_Irecv(out.data() + off[p] + at,
-                static_cast<int>(std::min(kChunk, rc[p] - at) * static_cast<std::int64_t>(sizeof(T))),
-                MPI_BYTE, p, static_cast<int>(tag), comm, &req.back());
+      MPI_Irecv(
+          out.data() + off[p] + at,
+          static_cast<int>(std::min(kChunk, rc[p] - at) * static_cast<std::int64_t>(sizeof(T))),
+          MPI_BYTE, p, static_cast<int>(tag), comm, &req.back());
     }
   for (int p = 0; p < size; ++p)
     for (std::int64_t at = 0, tag = 0; at < sc[p]; at += kChunk, ++tag) {
       req.emplace_back();
-      MPI_Isend(send[p].data() + at,
-                static_cast<int>(std::min(kChunk, sc[p] - at) * static_cast<std::int64_t>(sizeof(T))),
-                MPI_BYTE, p, static_cast<int>(tag), comm, &req.back());
+      MPI_Isend(
+          send[p].data() + at,
+          static_cast<int>(std::min(kChunk, sc[p] - at) * static_cast<std::int64_t>(sizeof(T))),
+          MPI_BYTE, p, static_cast<int>(tag), comm, &req.back());
     }
   MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
   for (auto& v : send) std::vector<T>().swap(v);
@@ -332,7 +334,8 @@ bool symmetric_by_hash(MPI_Comm comm, const LocalCsr& m) {
   auto h = [&](std::int64_t i, std::int64_t j, double w, std::uint64_t salt) {
     std::uint64_t wb;
     std::memcpy(&wb, &w, sizeof wb);
-    return mix64(mix64(mix64(static_cast<std::uint64_t>(i) ^ salt) + static_cast<std::uint64_t>(j)) ^ wb);
+    return mix64(
+        mix64(mix64(static_cast<std::uint64_t>(i) ^ salt) + static_cast<std::uint64_t>(j)) ^ wb);
   };
   // Per peer q: forward (count, h1, h2), transposed (count, h1, h2).
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(size) * 6, 0);

@@ -107,7 +107,8 @@ void parse_plain(MPI_Comm comm, const std::string& path, const TextFormat& tf, P
   }
   // Lines starting before hi: everything from start (we cut after the line holding hi - 1).
   const std::size_t stop = buf.size();
-  if (start < static_cast<std::size_t>(hi - from)) parse_lines(buf.data() + start, buf.data() + stop, tf, st);
+  if (start < static_cast<std::size_t>(hi - from))
+    parse_lines(buf.data() + start, buf.data() + stop, tf, st);
 }
 
 // Every rank decompresses the whole file and parses the blocks b with b % size == rank. Blocks

@@ -65,7 +65,8 @@ class FixedPointSum {
   }
   void add(const double* v) {
     if (scale_ == 0) return;
-    for (std::size_t j = 0; j < acc_.size(); ++j) acc_[j] += static_cast<long long>(std::nearbyint(v[j] * scale_));
+    for (std::size_t j = 0; j < acc_.size(); ++j)
+      acc_[j] += static_cast<long long>(std::nearbyint(v[j] * scale_));
   }
   std::vector<double> result(MPI_Comm comm) {
     MPI_Allreduce(MPI_IN_PLACE, acc_.data(), static_cast<int>(acc_.size()), MPI_INT64_T, MPI_SUM,

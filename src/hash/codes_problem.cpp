@@ -52,7 +52,8 @@ CodeProblem::CodeProblem(MPI_Comm comm, std::int64_t samples, std::int64_t first
   bound = allreduce_max_double(comm_, bound);
   if (bound > 0) {
     // samples * bound * scale < 2^62.
-    const int e = std::ilogb(bound) + 1 + std::ilogb(static_cast<double>(std::max<std::int64_t>(samples_, 1))) + 1;
+    const int e = std::ilogb(bound) + 1 +
+                  std::ilogb(static_cast<double>(std::max<std::int64_t>(samples_, 1))) + 1;
     scale_ = std::ldexp(1.0, 62 - e);
   }
   fixed_.resize(static_cast<std::size_t>(local));

@@ -305,8 +305,9 @@ Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
     m.features = fit_features(comm, blocks, rows, o.features, o.anchors, o.seed, &phi);
   }
   const std::int64_t dim = m.features.dim();
-  m = o.loss == Loss::kSdh ? train_sdh(comm, blocks, phi, dim, labels, classes, o, rep, std::move(m))
-                           : train_itq(comm, blocks, phi, dim, o, rep, std::move(m));
+  m = o.loss == Loss::kSdh
+          ? train_sdh(comm, blocks, phi, dim, labels, classes, o, rep, std::move(m))
+          : train_itq(comm, blocks, phi, dim, o, rep, std::move(m));
   rep.t_total = MPI_Wtime() - t0;
   for (double* t : {&rep.t_features, &rep.t_bstep, &rep.t_wstep, &rep.t_pstep, &rep.t_total})
     *t = max_over_ranks(comm, *t);
@@ -318,7 +319,8 @@ std::vector<std::int8_t> encode(MPI_Comm comm, const Model& m, const float* x,
                                 std::int64_t rows) {
   const std::vector<double> phi = m.features.apply(x, rows);
   const std::vector<double> proj = times(phi, rows, m.P);
-  const auto bad = std::find_if(proj.begin(), proj.end(), [](double v) { return !std::isfinite(v); });
+  const auto bad =
+      std::find_if(proj.begin(), proj.end(), [](double v) { return !std::isfinite(v); });
   const std::int64_t row = (bad - proj.begin()) / std::max(1, m.bits);
   collective_check(comm, bad == proj.end(),
                    "codes not computed: the projection P^T phi(x) of local row " +

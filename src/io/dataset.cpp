@@ -137,9 +137,9 @@ void check_data_size(const Reader& r, const RawArray& a, const std::string& path
                              std::to_string(std::max<int64_t>(size - a.data_offset, 0)));
 }
 
-// Reads elements [first, first + count) of `a` into `vec` (empty on entry), converted to T (reserved at once for
-// an uncompressed file whose size was checked, grown chunk by chunk for a compressed one);
-// throws if the file ends early.
+// Reads elements [first, first + count) of `a` into `vec` (empty on entry), converted to T
+// (reserved at once for an uncompressed file whose size was checked, grown chunk by chunk for a
+// compressed one); throws if the file ends early.
 template <class T>
 void read_elements(Reader& r, const RawArray& a, int64_t first, int64_t count,
                    std::vector<T>& vec, const std::string& path) {
@@ -170,7 +170,8 @@ void read_elements(Reader& r, const RawArray& a, int64_t first, int64_t count,
         convert<float>(buf.data(), k, out + done);
         break;
       case Elem::kF64:
-        if constexpr (std::is_same_v<T, float>) check_float_range(buf.data(), k, first + done, a, path);
+        if constexpr (std::is_same_v<T, float>)
+          check_float_range(buf.data(), k, first + done, a, path);
         convert<double>(buf.data(), k, out + done);
         break;
       case Elem::kOther:

@@ -80,8 +80,9 @@ void write_checkpoint(const std::string& path, const EdgeSet& edges, const Solve
     h5::set_attr(f, "/checkpoint", "iteration", std::int64_t(state.iteration));
     h5::set_attr(f, "/checkpoint", "rescales", std::int64_t(state.rescales));
     h5::set_attr(f, "/checkpoint", "dual_scale", state.dual_scale);
-    h5::set_attr(f, "/checkpoint", "checksum",
-                 hex(checksum(comm, offset, i, j, edges.z(), state.w, edges.first_node(), state.v)));
+    h5::set_attr(
+        f, "/checkpoint", "checksum",
+        hex(checksum(comm, offset, i, j, edges.z(), state.w, edges.first_node(), state.v)));
     if (!state.mu.empty()) {  // fdpg's extrapolated dual and momentum
       h5::write_1d(f, "/checkpoint/mu", state.mu, edges.first_node(), edges.n());
       h5::set_attr(f, "/checkpoint", "momentum", state.momentum);

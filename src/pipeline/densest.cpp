@@ -137,7 +137,8 @@ void write_members(MPI_Comm comm, const DensestOptions& o, const DensestSummary&
   std::vector<int> counts(size), displs(size, 0);
   MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
   for (int p = 1; p < size; ++p) displs[p] = displs[p - 1] + counts[p - 1];
-  std::vector<std::int64_t> all(rank == 0 ? static_cast<std::size_t>(displs[size - 1] + counts[size - 1]) : 0);
+  std::vector<std::int64_t> all(
+      rank == 0 ? static_cast<std::size_t>(displs[size - 1] + counts[size - 1]) : 0);
   MPI_Gatherv(s.members.data(), mine, MPI_INT64_T, all.data(), counts.data(), displs.data(),
               MPI_INT64_T, 0, comm);
   std::string text;

@@ -117,8 +117,9 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monito
         {"features_seconds", r.t_features},
         {"bstep_iterations", r.bstep_iterations},
         {"bstep_flips", r.flips}};
-    for (auto& a : provenance_attributes(comm, o.command_line, o.configuration,
-                                         {{"input", o.input}, {"metric", to_string(o.metric)}, {"labels", o.labels}}))
+    for (auto& a : provenance_attributes(
+             comm, o.command_line, o.configuration,
+             {{"input", o.input}, {"metric", to_string(o.metric)}, {"labels", o.labels}}))
       attrs.push_back(std::move(a));
     hash::write_model(comm, o.output, m, db, r.objective, attrs);
   });

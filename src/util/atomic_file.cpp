@@ -84,7 +84,9 @@ class DirectoryLock {
  public:
   explicit DirectoryLock(const std::string& path) {
     const std::size_t slash = path.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const std::string dir = slash == std::string::npos ? "."
+                            : slash == 0               ? "/"
+                                                       : path.substr(0, slash);
     fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd_ >= 0) flock(fd_, LOCK_EX);
   }
@@ -127,7 +129,8 @@ std::string create_unique_temporary(const std::string& path) {
       return name;
     }
     if (errno != EEXIST || attempt == 8)
-      throw std::runtime_error("cannot create '" + path + "' (its temporary file): " + errno_text());
+      throw std::runtime_error("cannot create '" + path +
+                               "' (its temporary file): " + errno_text());
   }
 }
 

@@ -11,8 +11,9 @@ std::string blas_kernel_advice() {
                        core == "Dunnington" || core == "Nehalem" || core == "Sandybridge";
   if (!generic || !__builtin_cpu_supports("avx2")) return "";
   const char* better = __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell";
-  return "note: OpenBLAS uses its " + core + " kernels on this AVX2 CPU; export OPENBLAS_CORETYPE=" +
-         better + " for several times faster dense algebra (jobs/env.sh does this)";
+  return "note: OpenBLAS uses its " + core +
+         " kernels on this AVX2 CPU; export OPENBLAS_CORETYPE=" + better +
+         " for several times faster dense algebra (jobs/env.sh does this)";
 }
 
 }  // namespace lsgl

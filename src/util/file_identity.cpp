@@ -17,7 +17,9 @@ namespace {
 // The resolved name of a file that may not exist yet: realpath of its directory plus its name.
 std::string resolved_name(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   char buf[PATH_MAX];
   if (!realpath(dir.c_str(), buf)) return path;

@@ -47,7 +47,8 @@ constexpr const auto& names(Centre) { return kCentreNames; }
 // kAll: eq. 7 over all n entries ([DPCD]'s wording). kEligible: L1 over the positive centred
 // entries at x = +1 only, L2 over the negative ones at x = -1 only (the entries that can move).
 enum class Scope { kAll, kEligible };
-inline constexpr Named<Scope> kScopeNames[] = {{Scope::kAll, "all"}, {Scope::kEligible, "eligible"}};
+inline constexpr Named<Scope> kScopeNames[] = {{Scope::kAll, "all"},
+                                               {Scope::kEligible, "eligible"}};
 constexpr const auto& names(Scope) { return kScopeNames; }
 // After an adaptive update that raised f (or, with strict, did not lower it): undo it, then
 // kHalve: retry with the half of the flips (pairs on Omega_r) of largest |g|, until f decreases
@@ -69,7 +70,7 @@ struct Options {
   Scope scope = Scope::kEligible;
   Fallback fallback = Fallback::kHalve;
   int max_iterations = 100;       // principal-coordinate updates ([DPCD]: 100 for subgraphs)
-  std::int64_t max_flips = 0;     // at most this many flips (pairs on Omega_r) per update; 0: no cap
+  std::int64_t max_flips = 0;  // at most this many flips (pairs on Omega_r) per update; 0: no cap
   // Omega_{-1} only (our addition, for problems made of independent blocks, see
   // Problem::block_size): flip at most one coordinate per block per update, the eligible one of
   // largest margin. With coordinate thresholds every such update lowers f.
@@ -79,7 +80,7 @@ struct Options {
   int ns_m = 5;                   // m: at most m flips (Omega_{-1}) or m pair swaps (Omega_r)
   int ns_pool = 8;                // candidates per side (Omega_r) or in all (Omega_{-1})
   std::int64_t ns_exhaustive_limit = 20000;  // enumerate all moves when there are at most this many
-  int ns_samples = 2000;          // otherwise: all single moves, a greedy chain, and this many samples
+  int ns_samples = 2000;  // otherwise: all single moves, a greedy chain, and this many samples
   // When the search finds no improving move but one that leaves f unchanged, take it (at most
   // this many times per run); the coordinates it moved are then left out of later pools, so
   // plateau moves cannot cycle. 0: only improving moves.

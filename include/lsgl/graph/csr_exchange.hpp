@@ -27,9 +27,9 @@ struct NodeDelta {
 // Returns the contributions to this rank's nodes: first those computed here (in source order),
 // then those received, by source rank. Every rank must call it (possibly with no sources).
 template <class P, class Payload>
-std::vector<NodeDelta<P>> push_rows(MPI_Comm comm, const Partition& part, const LocalCsr& m,
-                                    const std::vector<std::pair<std::int64_t, std::int64_t>>& sources,
-                                    Payload&& payload) {
+std::vector<NodeDelta<P>> push_rows(
+    MPI_Comm comm, const Partition& part, const LocalCsr& m,
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& sources, Payload&& payload) {
   const int size = comm_size(comm), rank = comm_rank(comm);
   const std::int64_t lo = m.begin, hi = m.begin + m.local_rows();
   struct Wire {

@@ -2,8 +2,8 @@
 // Checkpoints of `lsgl learn`: the allowed edges with their distances (so a restart does not redo
 // the neighbour search), the iteration's state, and a key describing the data and the
 // parameters, so that a checkpoint of other data or other parameters is refused. Written
-// collectively with parallel HDF5 to a unique temporary name, then renamed; the previous checkpoint is
-// kept as FILE.prev. Readable on any number of ranks.
+// collectively with parallel HDF5 to a unique temporary name, then renamed; the previous checkpoint
+// is kept as FILE.prev. Readable on any number of ranks.
 #include <mpi.h>
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 #pragma once
 // `lsgl eval`: measures of a learned graph, each a named, timed phase with its own PETSc log
 // stage: read (graph in any format of graph_input.hpp, checks, labels) -> degrees -> components
-// -> label propagation -> class connectivity -> diameter -> embedding. Rank 0 prints a table; with a JSON path the report is
-// also written as one JSON object.
+// -> label propagation -> class connectivity -> diameter -> embedding. Rank 0 prints a table; with
+// a JSON path the report is also written as one JSON object.
 #include <mpi.h>
 
 #include <cstdint>

@@ -5,8 +5,8 @@
 // never touch each other's temporary file, PATH is always one complete run's output, and a run
 // only ever removes the temporary file it created itself. A path checked by check_writable at
 // the start of a run is only replaced if it still holds what it held then (or what this run
-// wrote there since, or nothing): of two runs writing one output, the first to finish wins and the other
-// fails with a clear message, so exit code 0 means the output is this run's.
+// wrote there since, or nothing): of two runs writing one output, the first to finish wins and the
+// other fails with a clear message, so exit code 0 means the output is this run's.
 #include <mpi.h>
 
 #include <functional>
