@@ -1,8 +1,11 @@
 // `lsgl learn` and `lsgl theta`: options -> pipeline.
 #include <cstdio>
+#include <exception>
+#include <string>
 
 #include "commands_impl.hpp"
 #include "lsgl/pipeline/learn.hpp"
+#include "lsgl/util/error.hpp"
 #include "lsgl/util/interrupt.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "options.hpp"
@@ -27,14 +30,53 @@ void add_data_options(po::options_description& d, LearnOptions& o) {
        "neighbours (larger: closer to the exact model, slower)");
 }
 
-void add_ann_options(po::options_description& d, LearnOptions& o) {
+// --ann-dims and --ann-shortlist as given: "auto" or a count (ann_count).
+struct AnnCounts {
+  std::string dims, shortlist;
+};
+
+// Collective. "auto" -> 0, a whole number >= 1 -> itself; anything else is refused.
+int ann_count(MPI_Comm comm, const std::string& option, const std::string& text) {
+  int value = 0;
+  std::size_t used = 0;
+  bool ok = text == "auto";
+  if (!ok) {
+    try {
+      value = std::stoi(text, &used);
+      ok = used == text.size() && value >= 1;
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  collective_check(comm, ok,
+                   "--" + option + " must be auto or a whole number >= 1 (got '" + text + "')");
+  return value;
+}
+
+void add_ann_options(po::options_description& d, LearnOptions& o, AnnCounts& counts) {
   d.add_options()
       ("ann", po::value(&o.ann.engine)->default_value("auto"),
-       "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
-       "good for low-dimensional data), voronoi (exact: k-means cells searched by matrix "
-       "products, fast when the data have few dimensions), exact (brute force, small inputs) "
-       "or auto (voronoi where a sample of queries shows that its cells prune the search, "
-       "else hnsw; the summary names the engine used)")
+       "neighbour search engine: projected (a shortlist of rows by a few principal components, "
+       "re-ranked by exact distances: for high-dimensional data; the same lists on any number "
+       "of ranks), hnsw (graph index), flann (randomised kd-trees, good for low-dimensional "
+       "data), voronoi (exact: k-means cells searched by matrix products, fast when the data "
+       "have few dimensions), exact (brute force, small inputs) or auto (above 100 dimensions "
+       "projected when it reaches a recall of 0.997 on sampled rows in at most d/2 components; "
+       "else voronoi "
+       "where a sample of queries shows that its cells prune the search, else hnsw; the "
+       "summary names the engine used)")
+      ("ann-dims", po::value(&counts.dims)->default_value("auto"),
+       "projected: principal components kept (auto: the fewest multiple of 8 that explain 88% "
+       "of the variance, at most 128)")
+      ("ann-shortlist", po::value(&counts.shortlist)->default_value("auto"),
+       "projected: rows shortlisted per node and re-ranked by exact distance (auto: with the "
+       "number of probed cells, the cheapest of 2, 3, 4, 6, 8, 12 or 16 times r*k whose recall "
+       "on 256 sampled rows reaches 0.997)")
+      ("ann-certify", po::bool_switch(&o.ann.certify),
+       "make every candidate list exact: projected rows whose shortlist cannot prove their "
+       "list exact probe more cells with longer shortlists until it can (auto then never picks "
+       "hnsw); the "
+       "summary reports the share of certified rows either way")
       ("ann-route", po::value(&o.ann.route)->default_value("partition"),
        "how queries meet the indexes: ring (every query searches every rank's index) or "
        "partition (rows grouped into k-means cells; a query searches only the ranks whose "
@@ -72,9 +114,12 @@ void add_ann_options(po::options_description& d, LearnOptions& o) {
       ("seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
 }
 
-LearnOptions finish(const LearnOptions& o) {
+// Collective. The options as the pipeline takes them.
+LearnOptions finish(MPI_Comm comm, const LearnOptions& o, const AnnCounts& counts) {
   LearnOptions r = o;
   r.ann.seed = o.seed;
+  r.ann.project_dims = ann_count(comm, "ann-dims", counts.dims);
+  r.ann.shortlist = ann_count(comm, "ann-shortlist", counts.shortlist);
   return r;
 }
 
@@ -83,6 +128,7 @@ LearnOptions finish(const LearnOptions& o) {
 int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                   const std::string& command_line) {
   LearnOptions o;
+  AnnCounts counts;
   po::options_description d("lsgl learn options");
   add_data_options(d, o);
   d.add_options()
@@ -112,7 +158,7 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("project-dim", po::value(&o.project_dim)->default_value(0),
        "hard, soft: project the features to this many dimensions by a random Gaussian matrix "
        "drawn from --seed ([KP19] appendix C uses 20; 0: keep the features)");
-  add_ann_options(d, o);
+  add_ann_options(d, o, counts);
   d.add_options()
       ("solver", po::value(&o.solver.solver)->default_value("fdpg"),
        "log: fdpg (FISTA on the dual, Saboksayr & Mateos 2021: 3-12x faster than fbf to the "
@@ -168,14 +214,15 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
   install_interrupt_handlers();
-  return run_learn(comm, finish(o)).interrupted ? kExitInterrupted : 0;
+  return run_learn(comm, finish(comm, o, counts)).interrupted ? kExitInterrupted : 0;
 }
 
 int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
   LearnOptions o;
+  AnnCounts counts;
   po::options_description d("lsgl theta options");
   add_data_options(d, o);
-  add_ann_options(d, o);
+  add_ann_options(d, o, counts);
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
@@ -186,7 +233,7 @@ int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
                d);
     return 0;
   }
-  o = finish(o);
+  o = finish(comm, o, counts);
   const ThetaChoice t = run_theta(comm, o);
   if (comm_rank(comm) == 0) {
     std::printf("k = %d\ntheta = %.10g\nmean lower bound = %.10g\nmean upper bound = %.10g\n",
