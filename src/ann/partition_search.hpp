@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "cells.hpp"
@@ -111,6 +112,24 @@ class PartitionSearch {
   // Local. The fields both constructors set (the int only tells this one apart).
   PartitionSearch(MPI_Comm comm, const LocalRows& data, const LocalRows* full, const AnnParams& p,
                   SearchReport& report, int);
+  // Per-thread buffers of scan_cells.
+  struct ScanScratch {
+    std::vector<Neighbor> found;
+    std::vector<std::int64_t> found_where;
+    std::vector<std::pair<Neighbor, std::int64_t>> merge;
+  };
+  // Local. The held rows of the n cells `probed`: the k nearest to q by (projected_distance,
+  // global index), the row with global index `self` left out, merged into list / where.
+  void scan_cells(const float* q, const int* probed, int n, std::int64_t self, int k,
+                  Neighbor* list, std::int64_t* where, ScanScratch& s) const;
+  // Collective. probe's queries (rows; their probed cells: probes per query in `cells`) to the
+  // other ranks holding their cells (to[r]: the queries for rank r), in rounds of about
+  // p.round_bytes: the query row and its probed cells there go out, the k nearest of those rows
+  // (with where they are held) come back and are merged into lists / where_.
+  void probe_remote(const std::vector<std::int64_t>& rows, int k, int probes,
+                    const std::vector<int>& cells,
+                    const std::vector<std::vector<std::int64_t>>& to,
+                    std::vector<Neighbor>& lists, SearchProgress* progress);
   // Collective. Regroups the rows into `cells` (block_; with `by_cell`, each cell's rows
   // contiguous, from cell_lo_ to cell_hi_, as probe needs).
   void hold(const LocalRows& data, const LocalRows* full, CellAssignment cells, bool by_cell);

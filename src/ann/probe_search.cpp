@@ -36,98 +36,49 @@ double probe_cells(const CellLayout& lay, const float* q, int probes,
 
 }  // namespace
 
-void PartitionSearch::probe(const std::vector<std::int64_t>& rows, int k, int probes,
-                            std::vector<Neighbor>& lists, std::vector<double>& exact,
-                            std::vector<double>& outside, SearchProgress* progress) {
-  const CellLayout& lay = cells_.layout;
-  const std::int64_t nq = static_cast<std::int64_t>(rows.size()), w = block_.d;
-  probes = std::min(probes, lay.cells);
-  std::vector<int> cells(static_cast<std::size_t>(nq * probes));
-  outside.assign(static_cast<std::size_t>(nq), 0.0);
-  lists.assign(static_cast<std::size_t>(nq * k), kNoNeighbor);
-  where_.assign(lists.size(), -1);
-
-  // The rows of `cells` (n of them) held here: the k nearest to q by (distance, id), self
-  // (global index `self`) left out, merged into list / where.
-  const auto scan = [&](const float* q, const int* probed, int n, std::int64_t self, Neighbor* list,
-                        std::int64_t* where, std::vector<Neighbor>& found,
-                        std::vector<std::int64_t>& found_where,
-                        std::vector<std::pair<Neighbor, std::int64_t>>& scratch) {
-    const auto by_id = [&](const Neighbor& a, const Neighbor& b) {
-      return a.dist < b.dist || (a.dist == b.dist && ids_[a.idx] < ids_[b.idx]);
-    };
-    // Candidates at most the k-th smallest so far, cut back to k whenever 2k are kept.
-    found.clear();
-    double bound = std::numeric_limits<double>::infinity();
-    for (int t = 0; t < n; ++t) {
-      const int c = probed[t];
-      for (std::int64_t at = cell_lo_[c]; at < cell_hi_[c]; ++at) {
-        const double dist = projected_distance(q, block_.row(at), w);
-        if (dist > bound || ids_[at] == self) continue;
-        found.push_back({dist, at});
-        if (found.size() == 2 * static_cast<std::size_t>(k)) {
-          std::nth_element(found.begin(), found.begin() + (k - 1), found.end(), by_id);
-          found.resize(static_cast<std::size_t>(k));
-          bound = found.back().dist;
-        }
-      }
-    }
-    if (found.size() > static_cast<std::size_t>(k)) {
-      std::nth_element(found.begin(), found.begin() + (k - 1), found.end(), by_id);
-      found.resize(static_cast<std::size_t>(k));
-    }
-    std::sort(found.begin(), found.end(), by_id);
-    const std::size_t kept = found.size();
-    found_where.clear();
-    for (Neighbor& nb : found) {
-      found_where.push_back(where_of(self_, nb.idx));
-      nb.idx = ids_[nb.idx];
-    }
-    merge_into(list, where, k, found.data(), found_where.data(),
-               static_cast<std::int64_t>(kept), scratch);
+void PartitionSearch::scan_cells(const float* q, const int* probed, int n, std::int64_t self,
+                                 int k, Neighbor* list, std::int64_t* where,
+                                 ScanScratch& s) const {
+  const auto by_id = [&](const Neighbor& a, const Neighbor& b) {
+    return a.dist < b.dist || (a.dist == b.dist && ids_[a.idx] < ids_[b.idx]);
   };
-
-  // Probe lists, the bound on the other cells, and the scan of the probed cells held here.
-  std::vector<std::vector<std::int64_t>> to(size_);  // rank -> queries with cells there
-#pragma omp parallel num_threads(p_.threads)
-  {
-    std::vector<std::pair<double, int>> order;
-    std::vector<int> here;
-    std::vector<Neighbor> found;
-    std::vector<std::int64_t> found_where;
-    std::vector<std::pair<Neighbor, std::int64_t>> scratch;
-#pragma omp for schedule(dynamic, 64)
-    for (std::int64_t i = 0; i < nq; ++i) {
-      const float* q = block_.row(rows[i]);
-      int* probed = cells.data() + i * probes;
-      outside[i] = probe_cells(lay, q, probes, order, probed);
-      here.clear();
-      for (int t = 0; t < probes; ++t) {
-        if (lay.first_rank[probed[t]] <= self_ && self_ <= lay.last_rank[probed[t]]) {
-          here.push_back(probed[t]);
-        }
+  // Candidates at most the k-th smallest so far, cut back to k whenever 2k are kept.
+  std::vector<Neighbor>& found = s.found;
+  found.clear();
+  double bound = std::numeric_limits<double>::infinity();
+  for (int t = 0; t < n; ++t) {
+    const int c = probed[t];
+    for (std::int64_t at = cell_lo_[c]; at < cell_hi_[c]; ++at) {
+      const double dist = projected_distance(q, block_.row(at), block_.d);
+      if (dist > bound || ids_[at] == self) continue;
+      found.push_back({dist, at});
+      if (found.size() == 2 * static_cast<std::size_t>(k)) {
+        std::nth_element(found.begin(), found.begin() + (k - 1), found.end(), by_id);
+        found.resize(static_cast<std::size_t>(k));
+        bound = found.back().dist;
       }
-      scan(q, here.data(), static_cast<int>(here.size()), ids_[rows[i]], lists.data() + i * k,
-           where_.data() + i * k, found, found_where, scratch);
     }
   }
-  if (progress) progress->own.add(nq);
-  for (std::int64_t i = 0; i < nq; ++i) {
-    std::vector<char> mark(static_cast<std::size_t>(size_), 0);
-    for (int t = 0; t < probes; ++t) {
-      const int c = cells[i * probes + t];
-      for (int r = lay.first_rank[c]; r <= lay.last_rank[c]; ++r) mark[r] = 1;
-    }
-    mark[self_] = 0;
-    int visited = 1;
-    for (int r = 0; r < size_; ++r) {
-      if (mark[r]) to[r].push_back(i), ++visited;
-    }
-    ++visits_[std::min(visited, 3) - 1];
+  if (found.size() > static_cast<std::size_t>(k)) {
+    std::nth_element(found.begin(), found.begin() + (k - 1), found.end(), by_id);
+    found.resize(static_cast<std::size_t>(k));
   }
+  std::sort(found.begin(), found.end(), by_id);
+  s.found_where.clear();
+  for (Neighbor& nb : found) {
+    s.found_where.push_back(where_of(self_, nb.idx));
+    nb.idx = ids_[nb.idx];
+  }
+  merge_into(list, where, k, found.data(), s.found_where.data(),
+             static_cast<std::int64_t>(found.size()), s.merge);
+}
 
-  // The queries to the other ranks holding their cells, in rounds: the query row and its probed
-  // cells there go out, the k nearest of those rows (with where they are held) come back.
+void PartitionSearch::probe_remote(const std::vector<std::int64_t>& rows, int k, int probes,
+                                   const std::vector<int>& cells,
+                                   const std::vector<std::vector<std::int64_t>>& to,
+                                   std::vector<Neighbor>& lists, SearchProgress* progress) {
+  const CellLayout& lay = cells_.layout;
+  const std::int64_t w = block_.d;
   const std::int64_t query_bytes = w * static_cast<std::int64_t>(sizeof(float)) +
                                    (probes + 2) * static_cast<std::int64_t>(sizeof(std::int64_t)) +
                                    3 * k * static_cast<std::int64_t>(sizeof(Neighbor) + 8);
@@ -174,14 +125,12 @@ void PartitionSearch::probe(const std::vector<std::int64_t>& rows, int k, int pr
 #pragma omp parallel num_threads(p_.threads)
     {
       std::vector<int> probed;
-      std::vector<Neighbor> buf;
-      std::vector<std::int64_t> buf_where;
-      std::vector<std::pair<Neighbor, std::int64_t>> scratch;
+      ScanScratch scratch;
 #pragma omp for schedule(dynamic, 64)
       for (std::int64_t a = 0; a < in_n; ++a) {
         probed.assign(in_cell.begin() + first[a], in_cell.begin() + first[a + 1]);
-        scan(in_q.data() + a * w, probed.data(), static_cast<int>(probed.size()), in_head[2 * a],
-             found.data() + a * k, found_where.data() + a * k, buf, buf_where, scratch);
+        scan_cells(in_q.data() + a * w, probed.data(), static_cast<int>(probed.size()),
+                   in_head[2 * a], k, found.data() + a * k, found_where.data() + a * k, scratch);
       }
     }
     if (progress) progress->remote.add(in_n);
@@ -192,6 +141,57 @@ void PartitionSearch::probe(const std::vector<std::int64_t>& rows, int k, int pr
     return_answers(comm_, in_count, found, found_where, k, slice, lists.data(), where_.data(),
                    sent_);
   }
+}
+
+void PartitionSearch::probe(const std::vector<std::int64_t>& rows, int k, int probes,
+                            std::vector<Neighbor>& lists, std::vector<double>& exact,
+                            std::vector<double>& outside, SearchProgress* progress) {
+  const CellLayout& lay = cells_.layout;
+  const std::int64_t nq = static_cast<std::int64_t>(rows.size());
+  probes = std::min(probes, lay.cells);
+  std::vector<int> cells(static_cast<std::size_t>(nq * probes));
+  outside.assign(static_cast<std::size_t>(nq), 0.0);
+  lists.assign(static_cast<std::size_t>(nq * k), kNoNeighbor);
+  where_.assign(lists.size(), -1);
+
+  // Probe lists, the bound on the other cells, and the scan of the probed cells held here.
+  std::vector<std::vector<std::int64_t>> to(size_);  // rank -> queries with cells there
+#pragma omp parallel num_threads(p_.threads)
+  {
+    std::vector<std::pair<double, int>> order;
+    std::vector<int> here;
+    ScanScratch scratch;
+#pragma omp for schedule(dynamic, 64)
+    for (std::int64_t i = 0; i < nq; ++i) {
+      const float* q = block_.row(rows[i]);
+      int* probed = cells.data() + i * probes;
+      outside[i] = probe_cells(lay, q, probes, order, probed);
+      here.clear();
+      for (int t = 0; t < probes; ++t) {
+        if (lay.first_rank[probed[t]] <= self_ && self_ <= lay.last_rank[probed[t]]) {
+          here.push_back(probed[t]);
+        }
+      }
+      scan_cells(q, here.data(), static_cast<int>(here.size()), ids_[rows[i]], k,
+                 lists.data() + i * k, where_.data() + i * k, scratch);
+    }
+  }
+  if (progress) progress->own.add(nq);
+  for (std::int64_t i = 0; i < nq; ++i) {
+    std::vector<char> mark(static_cast<std::size_t>(size_), 0);
+    for (int t = 0; t < probes; ++t) {
+      const int c = cells[i * probes + t];
+      for (int r = lay.first_rank[c]; r <= lay.last_rank[c]; ++r) mark[r] = 1;
+    }
+    mark[self_] = 0;
+    int visited = 1;
+    for (int r = 0; r < size_; ++r) {
+      if (mark[r]) to[r].push_back(i), ++visited;
+    }
+    ++visits_[std::min(visited, 3) - 1];
+  }
+
+  probe_remote(rows, k, probes, cells, to, lists, progress);
   refine(rows, k, where_, exact);
 }
 
