@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lsgl/cli/choices.hpp"
+#include "lsgl/io/attributes.hpp"
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/metric.hpp"
 #include "lsgl/io/h5.hpp"
@@ -710,6 +711,23 @@ TEST_F(Io, GenerateErrors) {
   EXPECT_COLLECTIVE_ERROR(lsgl::generate_manifold(kWorld, m, path("bad.h5")), "manifold: need");
   EXPECT_FALSE(std::filesystem::exists(path("bad.h5")));
   EXPECT_FALSE(std::filesystem::exists(path("bad.h5.tmp")));
+}
+
+// Attributes are rank 0's on every rank, whatever the others pass (a per-rank value once left the
+// ranks in different barriers when the file was closed: a hang under ctest's timeout).
+TEST_F(Io, AttributesAreRankZeros) {
+  {
+    lsgl::h5::File f = lsgl::h5::create(kWorld, path("attrs.h5"));
+    const lsgl::Attributes attrs = {{"seconds", 0.5 + rank()},
+                                    {"rank", std::int64_t{rank()}},
+                                    {"name", std::string(rank() + 1, 'x')}};
+    lsgl::set_attributes(f, "/", attrs);
+    f.close();
+  }
+  lsgl::h5::File f = lsgl::h5::open_read(kWorld, path("attrs.h5"));
+  EXPECT_EQ(lsgl::h5::get_attr_double(f, "/", "seconds"), 0.5);
+  EXPECT_EQ(lsgl::h5::get_attr_int(f, "/", "rank"), 0);
+  EXPECT_EQ(lsgl::h5::get_attr_string(f, "/", "name"), "x");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Candidate neighbours: the distance, the settings line, the checks, and the choice of route
-// (ring.cpp, partition_route.cpp).
+// Candidate neighbours: the distance, the settings line, the checks, and the choice of search
+// (projected.cpp, ring.cpp, partition_route.cpp).
 //
 // Engine results are only proposals: each kept neighbour's distance is recomputed with
 // squared_distance and lists are ordered by (dist, global index). Merging is exact under that
@@ -8,6 +8,8 @@
 
 #include <ctime>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "routes.hpp"
 #include "lsgl/util/error.hpp"
@@ -17,12 +19,14 @@
 namespace lsgl {
 
 double squared_distance(const float* a, const float* b, std::int64_t d) {
-  // Four independent partial sums combined in a fixed order; (a_i - b_i)^2 is exact in double
-  // and symmetric, so the result is the same for (a, b) and (b, a).
-  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  // kLanes independent partial sums (the compiler keeps them in vector registers) combined
+  // pairwise in a fixed order; (a_i - b_i)^2 is exact in double and symmetric, so the result is
+  // the same for (a, b) and (b, a).
+  constexpr int kLanes = 16;
+  double s[kLanes] = {};
   std::int64_t i = 0;
-  for (; i + 4 <= d; i += 4) {
-    for (int l = 0; l < 4; ++l) {
+  for (; i + kLanes <= d; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
       const double t = static_cast<double>(a[i + l]) - static_cast<double>(b[i + l]);
       s[l] += t * t;
     }
@@ -31,7 +35,10 @@ double squared_distance(const float* a, const float* b, std::int64_t d) {
     const double t = static_cast<double>(a[i]) - static_cast<double>(b[i]);
     s[0] += t * t;
   }
-  return (s[0] + s[1]) + (s[2] + s[3]);
+  for (int w = kLanes / 2; w >= 1; w /= 2) {
+    for (int l = 0; l < w; ++l) s[l] += s[l + w];
+  }
+  return s[0];
 }
 
 std::string SearchReport::route_name() const {
@@ -52,10 +59,18 @@ std::string AnnParams::describe() const {
         << " threads=" << threads;
   } else if (engine == AnnEngine::kVoronoi) {
     out << "voronoi cell_rows=" << cell_rows << " threads=" << threads;
+  } else if (engine == AnnEngine::kProjected) {
+    out << "projected dims=" << (project_dims > 0 ? std::to_string(project_dims) : "auto")
+        << " shortlist=" << (shortlist > 0 ? std::to_string(shortlist) : "auto")
+        << (certify ? " certified" : "") << " threads=" << threads;
   } else if (engine == AnnEngine::kAuto) {
-    out << "auto rows=" << auto_rows_per_query << ": voronoi cell_rows=" << cell_rows
-        << " or hnsw M=" << hnsw_m
-        << " ef_construction=" << hnsw_ef_construction << " ef=" << hnsw_ef
+    out << "auto rows=" << auto_rows_per_query << ": projected dims="
+        << (project_dims > 0 ? std::to_string(project_dims) : "auto")
+        << " shortlist=" << (shortlist > 0 ? std::to_string(shortlist) : "auto")
+        << (certify ? " certified" : "") << ", voronoi cell_rows=" << cell_rows
+        << (certify ? "" : " or hnsw M=" + std::to_string(hnsw_m) + " ef_construction=" +
+                               std::to_string(hnsw_ef_construction) +
+                               " ef=" + std::to_string(hnsw_ef))
         << " threads=" << threads;
   } else {
     out << to_string(engine);
@@ -83,6 +98,21 @@ void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   collective_check(comm, p.cell_rows > 0, "candidates: voronoi cell rows must be positive");
   collective_check(comm, p.auto_rows_per_query > 0,
                    "candidates: the auto engine's rows per query must be positive");
+  const bool projects = p.engine == AnnEngine::kProjected || p.engine == AnnEngine::kAuto;
+  collective_check(comm, projects || (p.project_dims == 0 && p.shortlist == 0),
+                   "candidates: --ann-dims and --ann-shortlist belong to --ann projected or auto");
+  collective_check(comm,
+                   projects || p.engine == AnnEngine::kVoronoi || p.engine == AnnEngine::kExact ||
+                       !p.certify,
+                   "candidates: --ann-certify needs an exact search: --ann projected, auto, "
+                   "voronoi or exact");
+  collective_check(comm, p.project_dims >= 0 && p.project_dims <= data.d,
+                   "candidates: --ann-dims must be between 1 and the data's " +
+                       std::to_string(data.d) + " dimensions (got " +
+                       std::to_string(p.project_dims) + ")");
+  collective_check(comm, p.shortlist == 0 || p.shortlist >= m,
+                   "candidates: --ann-shortlist must be at least the " + std::to_string(m) +
+                       " candidates per node (got " + std::to_string(p.shortlist) + ")");
   if (p.engine == AnnEngine::kFlann) {
     collective_check(comm, p.flann_trees > 0 && p.flann_checks > 0,
                      "candidates: flann trees and checks must be positive");
@@ -98,10 +128,31 @@ Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   validate(comm, data, m, p);
   if (p.threads > 1) check_threads_fit(comm, p.threads, *p.monitor);
   const double cpu0 = process_cpu_seconds();
-  Candidates c = p.route == AnnRoute::kRing ? ann::ring_candidates(comm, data, m, p)
-                                   : ann::partition_candidates(comm, data, m, p);
+  Candidates c;
+  ann::ProjectedPlan plan;
+  const bool tried = p.engine == AnnEngine::kProjected ||
+                     (p.engine == AnnEngine::kAuto && data.d > ann::kProjectFirstDims);
+  if (tried) plan = ann::plan_projected(comm, data, m, p);
+  // auto keeps the projection where it reaches the recall target in at most half the dimensions
+  if (tried && (p.engine == AnnEngine::kProjected || (plan.reached && 2 * plan.dims <= data.d))) {
+    c = ann::projected_candidates(comm, data, m, p, std::move(plan));
+  } else {
+    AnnParams q = p;
+    if (q.engine == AnnEngine::kAuto && q.certify) q.engine = AnnEngine::kVoronoi;  // exact
+    c = q.route == AnnRoute::kRing ? ann::ring_candidates(comm, data, m, q)
+                                   : ann::partition_candidates(comm, data, m, q);
+    if (tried) {  // auto tried the projection: say why it was not kept
+      c.report.projected_dims = plan.dims;
+      c.report.probes = plan.probes;
+      c.report.shortlist = plan.shortlist;
+      c.report.explained_variance = plan.explained;
+      c.report.shortlist_recall = plan.sample_recall;
+      c.report.seconds_projection = plan.seconds;
+    }
+  }
   const double cpu = process_cpu_seconds() - cpu0;
   MPI_Allreduce(&cpu, &c.report.cpu_seconds, 1, MPI_DOUBLE, MPI_SUM, comm);
+  c.report.seconds_projection = allreduce_max_double(comm, c.report.seconds_projection);
   return c;
 }
 

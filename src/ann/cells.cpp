@@ -15,6 +15,7 @@
 
 #include "bounds.hpp"
 #include "lsgl/util/error.hpp"
+#include "sample.hpp"
 
 namespace lsgl::ann {
 namespace {
@@ -24,43 +25,6 @@ constexpr int kPowerIterations = 30;
 constexpr double kCutSlack = 0.04;  // a rank cut moves at most this share of a rank's rows
 constexpr int kNearCells = 32;      // length of each cell's near list
 constexpr std::int64_t kRowBlock = 256;  // rows per single-precision product
-
-// Local rows of the k-means sample: row g is in when a hash of (seed, g) falls within the share
-// `want` / n, so the sample does not depend on the number of ranks. `hash` gets the hash of each
-// sampled row (a smaller share of the same hashes is a sub-sample).
-std::vector<float> local_sample(const LocalRows& data, std::int64_t want, std::uint64_t seed,
-                                std::vector<std::uint64_t>& hash) {
-  const double share = static_cast<double>(want) / static_cast<double>(data.n);
-  std::vector<float> out;
-  hash.clear();
-  for (std::int64_t l = 0; l < data.local_rows(); ++l) {
-    const std::uint64_t h = sample_hash(seed, static_cast<std::uint64_t>(data.begin + l));
-    if (in_share(h, share)) {
-      out.insert(out.end(), data.row(l), data.row(l) + data.d);
-      hash.push_back(h);
-    }
-  }
-  return out;
-}
-
-// Collective. The sample rows of all ranks on rank 0, in global order.
-std::vector<float> gather_sample(MPI_Comm comm, const std::vector<float>& mine) {
-  const int size = comm_size(comm);
-  const long long bytes = static_cast<long long>(mine.size() * sizeof(float));
-  std::vector<long long> all(size);
-  MPI_Allgather(&bytes, 1, MPI_LONG_LONG, all.data(), 1, MPI_LONG_LONG, comm);
-  const long long total = std::accumulate(all.begin(), all.end(), 0LL);
-  collective_check(comm, total < INT_MAX, "candidates: k-means sample above 2 GB; use fewer cells");
-  std::vector<int> counts(size), displs(size, 0);
-  for (int r = 0; r < size; ++r) {
-    counts[r] = static_cast<int>(all[r]);
-    if (r > 0) displs[r] = displs[r - 1] + counts[r - 1];
-  }
-  std::vector<float> out(comm_rank(comm) == 0 ? static_cast<std::size_t>(total) / sizeof(float) : 0);
-  MPI_Gatherv(mine.data(), static_cast<int>(bytes), MPI_BYTE, out.data(), counts.data(),
-              displs.data(), MPI_BYTE, 0, comm);
-  return out;
-}
 
 // Local. `cells` (<= sum of rows) split over groups of rows[g] sample rows in proportion, each
 // non-empty group at least one and at most rows[g] (largest remainders, ties: lowest group).
@@ -92,19 +56,23 @@ std::vector<int> apportion(const std::vector<std::int64_t>& rows, int cells) {
 }
 
 // Collective. lay.cells (wanted, or the sample rows when fewer), lay.centroids, group_centroids
-// and group_first by two levels of Faiss k-means, so that no rank clusters more than about
-// cells / P centroids from (cells / P) * kSamplePerCell rows, plus P from P * kSamplePerCell on
-// rank 0:
-// 1. rank 0 clusters a sub-sample of kSamplePerCell rows per rank into P coarse centroids;
-// 2. every sample row goes to the rank numbered as its nearest coarse centroid, which clusters
-//    the rows it receives (in global order) into its share of the cells (apportion);
-// 3. every rank gathers the centroids, in coarse order.
-void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t wanted,
+// and group_first by two levels of Faiss k-means on a hashed sample of kSamplePerCell rows per
+// cell, so that no rank clusters more than a few groups' share of the cells:
+// 1. rank 0 clusters a sub-sample of kSamplePerCell rows per group into `groups` coarse
+//    centroids;
+// 2. every sample row goes to rank g mod P for its nearest coarse centroid g, which clusters the
+//    rows of each of its groups (in global order) into that group's share of the cells
+//    (apportion);
+// 3. every rank gathers the centroids, in group order.
+// Nothing here depends on the number of ranks but who computes what, so with 1 thread per
+// k-means (p.threads = 1) and `groups` independent of P the centroids are the same bits on any
+// number of ranks.
+void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t wanted, int groups,
                          const AnnParams& p, CellLayout& lay) {
   const int size = comm_size(comm), self = comm_rank(comm);
   const std::int64_t d = data.d;
   std::vector<std::uint64_t> hash;
-  const std::vector<float> sample = local_sample(data, wanted * kSamplePerCell, p.seed, hash);
+  const std::vector<float> sample = hashed_sample(data, wanted * kSamplePerCell, p.seed, hash);
   const std::int64_t mine = static_cast<std::int64_t>(hash.size());
   const std::int64_t sample_rows = allreduce_sum(comm, mine);
   collective_check(comm, sample_rows > 0, "candidates: no rows to partition");
@@ -112,17 +80,17 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
 
   // 1. Coarse centroids.
   const double coarse_share =
-      static_cast<double>(size * kSamplePerCell) / static_cast<double>(data.n);
+      static_cast<double>(groups * kSamplePerCell) / static_cast<double>(data.n);
   const auto row = [&](std::int64_t r) { return sample.data() + r * d; };
   std::vector<float> sub;
   for (std::int64_t r = 0; r < mine; ++r) {
     if (in_share(hash[r], coarse_share)) sub.insert(sub.end(), row(r), row(r + 1));
   }
-  const std::vector<float> coarse_sample = gather_sample(comm, sub);
+  const std::vector<float> coarse_sample = gather_on_root(comm, sub);
   const std::int64_t coarse_rows = allreduce_sum(comm, static_cast<std::int64_t>(sub.size()) / d);
   CellLayout coarse;
   coarse.d = d;
-  coarse.cells = static_cast<int>(std::clamp<std::int64_t>(coarse_rows, 1, size));
+  coarse.cells = static_cast<int>(std::clamp<std::int64_t>(coarse_rows, 1, groups));
   coarse.centroids.assign(static_cast<std::size_t>(coarse.cells * d), 0.0f);
   if (coarse.cells > 1) {
     collectively(comm, [&] {
@@ -133,32 +101,52 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
     MPI_Bcast(coarse.centroids.data(), static_cast<int>(coarse.cells * d), MPI_FLOAT, 0, comm);
   }
 
-  // 2. Sample rows to the rank of their coarse cell; fine centroids there.
+  // 2. Sample rows to the ranks of their groups; fine centroids there, group by group.
   const std::vector<int> group = coarse.cells > 1
                                     ? nearest_cells(coarse, sample.data(), mine, p.threads)
                                     : std::vector<int>(static_cast<std::size_t>(mine), 0);
   std::vector<std::int64_t> local_count(coarse.cells, 0), count(coarse.cells);
   std::vector<std::vector<float>> send(size);
+  std::vector<std::vector<int>> send_group(size);
   for (std::int64_t r = 0; r < mine; ++r) {
     ++local_count[group[r]];
-    send[group[r]].insert(send[group[r]].end(), row(r), row(r + 1));
+    send[group[r] % size].insert(send[group[r] % size].end(), row(r), row(r + 1));
+    send_group[group[r] % size].push_back(group[r]);
   }
   MPI_Allreduce(local_count.data(), count.data(), coarse.cells, MPI_INT64_T, MPI_SUM, comm);
   const std::vector<float> rows = alltoallv(comm, send);
+  const std::vector<int> row_group = alltoallv(comm, send_group);
   const std::vector<int> share = apportion(count, cells);
-  std::vector<float> fine;
+  std::vector<float> fine;  // this rank's groups' centroids, in group order
   collectively(comm, [&] {
-    if (self < coarse.cells && share[self] > 0) {
-      fine = kmeans(rows.data(), count[self], d, share[self], p);
+    std::vector<float> members;
+    for (int g = self; g < coarse.cells; g += size) {
+      if (share[g] == 0) continue;
+      members.clear();
+      for (std::size_t r = 0; r < row_group.size(); ++r) {
+        if (row_group[r] == g) members.insert(members.end(), rows.data() + r * d, rows.data() + (r + 1) * d);
+      }
+      const std::vector<float> c = kmeans(members.data(), count[g], d, share[g], p);
+      fine.insert(fine.end(), c.begin(), c.end());
     }
   });
 
-  // 3. All centroids on every rank.
-  lay.cells = cells;
-  lay.centroids = allgather_items(comm, fine);
-  lay.group_centroids = coarse.centroids;
+  // 3. All centroids on every rank, in group order (rank r holds groups r, r + P, ...).
+  const std::vector<float> gathered = allgather_items(comm, fine);
   lay.group_first.assign(1, 0);
   for (int s : share) lay.group_first.push_back(lay.group_first.back() + s);
+  std::vector<std::int64_t> at(static_cast<std::size_t>(size) + 1, 0);  // each rank's first cell
+  for (int g = 0; g < coarse.cells; ++g) at[g % size + 1] += share[g];
+  for (int r = 0; r < size; ++r) at[r + 1] += at[r];
+  lay.cells = cells;
+  lay.centroids.resize(static_cast<std::size_t>(cells * d));
+  for (int g = 0; g < coarse.cells; ++g) {
+    const std::int64_t from = at[g % size] * d, n = share[g] * d;
+    std::copy(gathered.begin() + from, gathered.begin() + from + n,
+              lay.centroids.begin() + lay.group_first[g] * d);
+    at[g % size] += share[g];
+  }
+  lay.group_centroids = coarse.centroids;
 }
 
 // Collective. lay.near and lay.near_gap: each rank lists a block of the cells, all gather.
@@ -448,17 +436,35 @@ int nearest_cell(const double* dist, int cells) {
 }
 
 CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParams& p) {
-  const int size = comm_size(comm);
-  const std::int64_t d = data.d, rows = data.local_rows();
   CellAssignment a;
-  CellLayout& lay = a.layout;
-  lay.d = d;
+  a.layout.d = data.d;
+  const int size = comm_size(comm);
+  two_level_centroids(comm, data, static_cast<std::int64_t>(p.cells_per_rank) * size, size, p,
+                      a.layout);
+  lay_out_cells(comm, data, p.threads, a);
+  return a;
+}
 
-  two_level_centroids(comm, data, static_cast<std::int64_t>(p.cells_per_rank) * size, p, lay);
+CellAssignment assign_global_cells(MPI_Comm comm, const LocalRows& data, std::int64_t cells,
+                                   const AnnParams& p) {
+  CellAssignment a;
+  a.layout.d = data.d;
+  AnnParams one = p;
+  one.threads = 1;  // Faiss's k-means gives the same bits with the same threads only
+  const int groups = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(cells))));
+  two_level_centroids(comm, data, cells, groups, one, a.layout);
+  lay_out_cells(comm, data, p.threads, a);
+  return a;
+}
+
+void lay_out_cells(MPI_Comm comm, const LocalRows& data, int threads, CellAssignment& a) {
+  const int size = comm_size(comm);
+  const std::int64_t rows = data.local_rows();
+  CellLayout& lay = a.layout;
   neighbour_cells(comm, lay);
 
   // Every local row to its nearest centroid; cell sizes over all ranks.
-  a.home = nearest_cells(lay, data.x.data(), rows, p.threads);
+  a.home = nearest_cells(lay, data.x.data(), rows, threads);
   std::vector<std::int64_t> local(lay.cells, 0), before(lay.cells, 0);
   for (int c : a.home) ++local[c];
   lay.size.resize(lay.cells);
@@ -500,7 +506,6 @@ CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParam
     const int c = a.home[l];
     a.position[l] = lay.start[c] + before[c]++;
   }
-  return a;
 }
 
 }  // namespace lsgl::ann

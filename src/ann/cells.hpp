@@ -2,8 +2,9 @@
 // Private to src/ann: the locality partition of the rows into k-means cells, packed onto ranks.
 //
 // Centroids come from two levels of Faiss k-means on a sample of the rows chosen by a hash of the
-// global index (the same sample on any number of ranks): P coarse centroids on rank 0, then each
-// rank clusters the sample rows of one coarse cell into its share of the cells. Every row belongs
+// global index (the same sample on any number of ranks): coarse centroids on rank 0 (P of them
+// for the partition route), then the sample rows of each coarse cell are clustered into its
+// share of the cells. Every row belongs
 // to its nearest centroid by squared_distance (ties: lowest cell), so the cells are exactly the
 // Voronoi cells of the centroids and a point x lies at least
 //   (||x - c_j||^2 - ||x - c_i||^2) / (2 ||c_i - c_j||)
@@ -98,7 +99,18 @@ struct CellAssignment {
   std::vector<std::int64_t> position;  // sequence position of each local row
 };
 
-// Collective. cells_per_rank * P cells (fewer when there are fewer sample rows).
+// Collective. cells_per_rank * P cells (fewer when there are fewer sample rows), P coarse
+// groups.
 CellAssignment assign_cells(MPI_Comm comm, const LocalRows& data, const AnnParams& p);
+
+// Collective. `cells` cells in ceil(sqrt(cells)) coarse groups, each k-means on one thread: the
+// same centroids, cells and sizes on any number of ranks (only the packing onto ranks depends on
+// P). The projected search's cells (projected.cpp).
+CellAssignment assign_global_cells(MPI_Comm comm, const LocalRows& data, std::int64_t cells,
+                                   const AnnParams& p);
+
+// Collective. Given a.layout's centroids and groups: the near lists, every local row's cell,
+// the cell sizes, the sequence of cells and its cut over the ranks, each row's position.
+void lay_out_cells(MPI_Comm comm, const LocalRows& data, int threads, CellAssignment& a);
 
 }  // namespace lsgl::ann

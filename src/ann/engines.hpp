@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "lsgl/ann/candidates.hpp"
@@ -90,15 +91,49 @@ std::int64_t voronoi_rows_compared(const Engine& voronoi, const float* queries, 
 void exact_knn(const float* q, const float* base, std::int64_t rows, std::int64_t d, int k,
                std::int64_t exclude, std::vector<Neighbor>& scratch, std::int64_t* out);
 
-// The rows an engine indexes and their global indices (ids[l], or begin + l when ids is null).
+// Collective. Every rank's rows among the sorted global indices `all_ids` (the same on every
+// rank), on every rank in global order; `ids` gets their indices (those of all_ids below n).
+std::vector<float> gather_rows(MPI_Comm comm, const LocalRows& data,
+                               const std::vector<std::int64_t>& all_ids,
+                               std::vector<std::int64_t>& ids);
+
+// Collective. The exact m nearest rows (self excluded) of each row `ids` (their rows `q`, the
+// same on every rank), on every rank: ids.size() x m, ascending by (squared_distance, index),
+// padded with kNoNeighbor. Candidates are ranked by single-precision products, 2m kept per rank
+// and recomputed with squared_distance. `threads`: OpenBLAS and OpenMP threads.
+std::vector<Neighbor> exact_neighbours(MPI_Comm comm, const LocalRows& data,
+                                       const std::vector<std::int64_t>& ids,
+                                       const std::vector<float>& q, int m, int threads);
+
+// Local. Lists of m for the rows begin, begin + 1, ... as Candidates (without a report).
+Candidates to_candidates(std::int64_t begin, int m, const std::vector<Neighbor>& lists);
+
+// Collective. Each rank's lists of m (ascending by (dist, idx), the same number of lists on
+// every rank) replaced by the best m of all ranks' lists at the same position.
+void allreduce_lists(MPI_Comm comm, std::vector<Neighbor>& lists, int m);
+
+// The rows an engine indexes and their global indices (ids[l], or begin + l when ids is null),
+// held by rank `rank`; for the projected search also the same rows in the full space (full,
+// full_d), from which exact distances are computed (PartitionSearch::refine).
 struct RowBlock {
   const float* x = nullptr;
   std::int64_t rows = 0, d = 0;
   const std::int64_t* ids = nullptr;
   std::int64_t begin = 0;
+  const float* full = nullptr;
+  std::int64_t full_d = 0;
+  int rank = 0;
   std::int64_t id(std::int64_t l) const { return ids ? ids[l] : begin + l; }
   const float* row(std::int64_t l) const { return x + l * d; }
+  const float* full_row(std::int64_t l) const { return full + l * full_d; }
 };
+
+// Where a neighbour's row is held: its rank and its position among that rank's rows, in one word.
+inline std::int64_t where_of(int rank, std::int64_t pos) {
+  return (static_cast<std::int64_t>(rank) << 40) | pos;
+}
+inline int where_rank(std::int64_t w) { return static_cast<int>(w >> 40); }
+inline std::int64_t where_pos(std::int64_t w) { return w & ((std::int64_t{1} << 40) - 1); }
 
 // Counts the queries of a long search and reports them to `monitor` as progress of the
 // candidates phase ("[candidates] 40% of <what> (12 s)" on the command line). Local: rank 0
@@ -107,6 +142,8 @@ class Progress {
  public:
   Progress(Monitor& monitor, std::int64_t total, const char* what);
   void add(std::int64_t done);
+  // More to do than the total said (work that arrives in rounds).
+  void extend(std::int64_t more) { total_ += more; }
 
  private:
   Monitor& monitor_;
@@ -115,15 +152,39 @@ class Progress {
   const char* what_;
 };
 
-// Local. Searches qrows queries (rows `qx`) against `engine` over `block` and merges the best m
-// per query into `lists` (qrows x m, sorted by (dist, idx), padded with kNoNeighbor). With `own`
-// the queries are the block's own rows (query q is row q) and each is left out of its own list.
-// Every distance kept is recomputed with squared_distance; a query for which the engine finds
-// fewer than it should is searched by brute force. `bound` (may be null; not with `own`): the
-// m-th distance each query has so far (search_within). `progress` (may be null) counts the
-// queries.
-void search_block(const Engine& engine, const RowBlock& block, const float* qx, std::int64_t qrows,
-                  bool own, int m, int threads, Neighbor* lists, Progress* progress,
-                  const double* bound = nullptr);
+// Every rank: an information line to `monitor` when a stage of the search starts,
+// "[candidates] <what>".
+void stage_line(Monitor& monitor, const char* what);
+
+// The queries of one search_block call: `rows` rows at x (the block's d values each), and
+// - own_first >= 0: they are the block's rows own_first, own_first + 1, ... (the engine's
+//   search_own), each left out of its own list;
+// - exclude (may be null): per query a global index left out of its list (a row of the block
+//   searched as an ordinary query);
+// - bound (may be null; not with own_first): the m-th distance each query has so far
+//   (Engine::search_within).
+struct Queries {
+  const float* x = nullptr;
+  std::int64_t rows = 0;
+  std::int64_t own_first = -1;
+  const std::int64_t* exclude = nullptr;
+  const double* bound = nullptr;
+};
+
+// Local. Searches the queries against `engine` over `block` and merges the best m per query
+// into `lists` (rows x m, sorted by (dist, idx), padded with kNoNeighbor), and where each kept
+// neighbour is held into `where` (rows x m, aligned with lists, where_of(block.rank, row); may
+// be null). Every distance kept is recomputed with squared_distance; a query for which the
+// engine finds fewer than it should is searched by brute force. `progress` (may be null) counts
+// the queries.
+void search_block(const Engine& engine, const RowBlock& block, const Queries& q, int m,
+                  int threads, Neighbor* lists, std::int64_t* where, Progress* progress);
+
+// Local. Merges the sorted `add` (n entries, held at add_where) into the sorted list of m
+// entries at `list` (held at `where`; both where pointers null when not tracked), keeping the
+// best m. `scratch` is reused.
+void merge_into(Neighbor* list, std::int64_t* where, int m, const Neighbor* add,
+                const std::int64_t* add_where, std::int64_t n,
+                std::vector<std::pair<Neighbor, std::int64_t>>& scratch);
 
 }  // namespace lsgl::ann

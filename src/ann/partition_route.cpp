@@ -1,4 +1,4 @@
-// Candidate neighbours by a locality partition (cells.hpp).
+// Candidate neighbours by a locality partition (cells.hpp, partition_search.hpp).
 //
 // 1. Rows move to the rank that holds their position in the cell sequence (one all-to-all of
 //    rows, global indices and cells); each rank indexes the rows it now holds.
@@ -18,13 +18,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
 #include "bounds.hpp"
-#include "cells.hpp"
-#include "engines.hpp"
 #include "lsgl/util/error.hpp"
+#include "partition_search.hpp"
 #include "routes.hpp"
 
 namespace lsgl::ann {
@@ -35,61 +35,27 @@ namespace {
 // Measured on Fashion-MNIST (m = 30, 784 dimensions): recall 0.990 with 40, 0.996 with 60.
 constexpr int kOwnEfPerNeighbor = 2;
 
-// The rows a rank holds after the regrouping, with their global indices and cells.
-struct Regrouped {
-  std::vector<float> x;
-  std::vector<std::int64_t> ids;
-  std::vector<int> cell;
-  std::int64_t rows() const { return static_cast<std::int64_t>(ids.size()); }
-};
-
-// Bytes in `send` addressed to ranks other than `self`.
-template <class T>
-std::int64_t remote_bytes(const std::vector<std::vector<T>>& send, int self) {
-  std::int64_t b = 0;
-  for (std::size_t r = 0; r < send.size(); ++r) {
-    if (static_cast<int>(r) != self) b += static_cast<std::int64_t>(send[r].size() * sizeof(T));
-  }
-  return b;
-}
-
-// Collective. Each local row to the rank holding its sequence position.
-Regrouped regroup(MPI_Comm comm, const LocalRows& data, const CellAssignment& a,
-                  std::int64_t& sent) {
-  const int size = comm_size(comm), self = comm_rank(comm);
-  const std::int64_t d = data.d;
-  std::vector<std::vector<float>> sx(size);
-  std::vector<std::vector<std::int64_t>> sid(size);
-  std::vector<std::vector<int>> scell(size);
-  for (std::int64_t l = 0; l < data.local_rows(); ++l) {
-    const int r = a.layout.owner(a.position[l]);
-    sx[r].insert(sx[r].end(), data.row(l), data.row(l) + d);
-    sid[r].push_back(data.begin + l);
-    scell[r].push_back(a.home[l]);
-  }
-  sent += remote_bytes(sx, self) + remote_bytes(sid, self) + remote_bytes(scell, self);
-  Regrouped g;
-  g.x = alltoallv(comm, sx);
-  g.ids = alltoallv(comm, sid);
-  g.cell = alltoallv(comm, scell);
-  return g;
-}
-
-// Local. For each held row (its home list searched), the other ranks that may hold one of its
-// m nearest, in increasing rank order; counts queries by ranks visited into `visits`.
-std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrouped& g,
+// Local. For the held rows `rows` (x: the held index rows, cell: their cells), each with its
+// list of m (lists, aligned with rows), the other ranks that may hold one of its m nearest:
+// to[r] lists the positions in `rows` of the queries for rank r, in increasing order. Counts
+// queries by ranks visited into `visits`.
+std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const float* x,
+                                             const std::vector<int>& cell,
+                                             const std::vector<std::int64_t>& rows,
                                              const std::vector<Neighbor>& lists, int m, int self,
                                              int size, int threads, std::int64_t visits[3]) {
-  const std::int64_t rows = g.rows(), d = lay.d;
+  const std::int64_t nq = static_cast<std::int64_t>(rows.size()), d = lay.d;
+  const auto row = [&](std::int64_t i) { return x + rows[i] * d; };
+  const auto home = [&](std::int64_t i) { return cell[rows[i]]; };
   // ||c_i - c_j|| for the few cells held here.
-  std::vector<int> held(g.cell);
+  std::vector<int> held(cell);
   std::sort(held.begin(), held.end());
   held.erase(std::unique(held.begin(), held.end()), held.end());
   std::vector<std::vector<double>> gaps(held.size(), std::vector<double>(lay.cells));
   for (std::size_t h = 0; h < held.size(); ++h) lay.gaps(held[h], gaps[h].data());
 
-  std::vector<std::vector<std::int64_t>> to(size);  // rank -> held rows to search there
-  std::vector<std::vector<int>> targets(static_cast<std::size_t>(rows));
+  std::vector<std::vector<std::int64_t>> to(size);  // rank -> queries to search there
+  std::vector<std::vector<int>> targets(static_cast<std::size_t>(nq));
   constexpr std::int64_t kBlock = 256;
   openblas_set_num_threads(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
@@ -110,33 +76,31 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrou
       std::fill(mark.begin(), mark.end(), 0);
     };
 #pragma omp for schedule(static)
-    for (std::int64_t b = 0; b < rows; b += kBlock) {
-      const std::int64_t nb = std::min(kBlock, rows - b);
+    for (std::int64_t b = 0; b < nq; b += kBlock) {
+      const std::int64_t nb = std::min(kBlock, nq - b);
       // The cells near the home cell's centroid (near_cells_within), where its list suffices;
       // the home cell (which may span ranks) is always searched.
       left.clear();
       for (std::int64_t q = b; q < b + nb; ++q) {
         const double radius = std::sqrt(lists[q * m + m - 1].dist);  // inf while short of m
         near.clear();
-        if (!near_cells_within(lay, g.x.data() + q * d, g.cell[q], radius, near)) {
+        if (!near_cells_within(lay, row(q), home(q), radius, near)) {
           left.push_back(q);
           continue;
         }
-        mark_cell(g.cell[q]);
+        mark_cell(home(q));
         for (int j : near) mark_cell(j);
         keep_marks(q);
       }
       if (left.empty()) continue;
       // The other rows: distances to every centroid by one product.
       gathered.clear();
-      for (std::int64_t q : left) {
-        gathered.insert(gathered.end(), g.x.data() + q * d, g.x.data() + (q + 1) * d);
-      }
+      for (std::int64_t q : left) gathered.insert(gathered.end(), row(q), row(q) + d);
       approximate_distances(lay, gathered.data(), static_cast<std::int64_t>(left.size()),
                             approx.data(), err.data());
       for (std::size_t t = 0; t < left.size(); ++t) {
         const std::int64_t q = left[t];
-        const int i = g.cell[q];
+        const int i = home(q);
         const double* gap =
             gaps[std::lower_bound(held.begin(), held.end(), i) - held.begin()].data();
         const float* f = approx.data() + t * lay.cells;
@@ -154,26 +118,36 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const Regrou
       }
     }
   }
-  for (std::int64_t q = 0; q < rows; ++q) {
+  for (std::int64_t q = 0; q < nq; ++q) {
     ++visits[std::min<std::size_t>(targets[q].size(), 2)];
     for (int r : targets[q]) to[r].push_back(q);
   }
   return to;
 }
 
-// Collective. One round of search_remote: the queries of rows slice[r] to rank r, the ones
-// received searched against `engine`, the lists that come back merged into `lists`.
+// The queries of a search on this rank: held rows (positions), their lists of m so far and where
+// each neighbour is held (null: not tracked).
+struct QueryLists {
+  const std::vector<std::int64_t>& rows;
+  std::vector<Neighbor>& lists;
+  std::vector<std::int64_t>* where;
+  int m;
+};
+
+// Collective. One round of search_remote: the queries slice[r] (positions in q.rows) to rank r,
+// the ones received searched against `engine`, the lists that come back merged into q's lists.
 void search_round(MPI_Comm comm, const Engine* engine, const RowBlock& block,
-                  const std::vector<std::vector<std::int64_t>>& slice, int m, const AnnParams& p,
-                  std::vector<Neighbor>& lists, std::int64_t& sent, Progress& progress) {
-  const int size = comm_size(comm), self = comm_rank(comm);
+                  const std::vector<std::vector<std::int64_t>>& slice, QueryLists& q,
+                  const AnnParams& p, std::int64_t& sent, Progress* progress) {
+  const int size = comm_size(comm), self = comm_rank(comm), m = q.m;
   const std::int64_t d = block.d;
   std::vector<std::vector<float>> sq(size);
   std::vector<std::vector<double>> sb(size);  // each query's m-th distance so far
   for (int r = 0; r < size; ++r) {
-    for (std::int64_t q : slice[r]) {
-      sq[r].insert(sq[r].end(), block.row(q), block.row(q) + d);
-      sb[r].push_back(lists[q * m + m - 1].dist);
+    for (std::int64_t i : slice[r]) {
+      const std::int64_t at = q.rows[i];
+      sq[r].insert(sq[r].end(), block.row(at), block.row(at) + d);
+      sb[r].push_back(q.lists[i * m + m - 1].dist);
     }
   }
   sent += remote_bytes(sq, self) + remote_bytes(sb, self);
@@ -185,49 +159,38 @@ void search_round(MPI_Comm comm, const Engine* engine, const RowBlock& block,
   sq = {};
   const std::int64_t nq = static_cast<std::int64_t>(queries.size()) / d;
 
+  const bool track = q.where != nullptr;
   std::vector<Neighbor> found(static_cast<std::size_t>(nq * m), kNoNeighbor);
+  std::vector<std::int64_t> found_where(track ? found.size() : 0, -1);
   collectively(comm, [&] {
     if (nq > 0) {
       if (!engine) throw std::logic_error("candidates: queries routed to a rank without rows");
-      search_block(*engine, block, queries.data(), nq, false, m, p.threads, found.data(),
-                   &progress, bounds.data());
+      Queries routed;
+      routed.x = queries.data();
+      routed.rows = nq;
+      routed.bound = bounds.data();
+      search_block(*engine, block, routed, m, p.threads, found.data(),
+                   track ? found_where.data() : nullptr, progress);
     }
   });
-  std::vector<std::vector<Neighbor>> reply(size);
-  std::int64_t at = 0;
-  for (int r = 0; r < size; ++r) {
-    reply[r].assign(found.begin() + at * m, found.begin() + (at + in_count[r]) * m);
-    at += in_count[r];
-  }
-  sent += remote_bytes(reply, self);
-  const std::vector<Neighbor> back = alltoallv(comm, reply);
-
-  std::vector<Neighbor> merged(2 * static_cast<std::size_t>(m));
-  at = 0;
-  for (int r = 0; r < size; ++r) {
-    for (std::int64_t q : slice[r]) {
-      Neighbor* list = lists.data() + q * m;
-      std::merge(list, list + m, back.begin() + at * m, back.begin() + (at + 1) * m,
-                 merged.begin());
-      std::copy(merged.begin(), merged.begin() + m, list);
-      ++at;
-    }
-  }
+  return_answers(comm, in_count, found, found_where, m, slice, q.lists.data(),
+                 track ? q.where->data() : nullptr, sent);
 }
 
 // Collective. Sends the routed queries, searches the ones received here against `engine`, and
-// merges the lists that come back into `lists`, in rounds: per round a rank sends at most
+// merges the lists that come back into q's lists, in rounds: per round a rank sends at most
 // p.round_bytes of query rows and their lists (split evenly over the peers). A list is the best m
 // of the union of every rank's answer under the (dist, idx) order, so the rounds do not change it.
 void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
-                   const std::vector<std::vector<std::int64_t>>& to, int m, const AnnParams& p,
-                   std::vector<Neighbor>& lists, std::int64_t& sent) {
-  const int size = comm_size(comm), self = comm_rank(comm);
+                   const std::vector<std::vector<std::int64_t>>& to, QueryLists& q,
+                   const AnnParams& p, std::int64_t& sent, Progress* progress) {
+  const int size = comm_size(comm);
   // A routed row costs its floats and bound here and there, and its list three times (found,
   // reply, back).
+  const std::int64_t entry = static_cast<std::int64_t>(sizeof(Neighbor)) +
+                             (q.where ? static_cast<std::int64_t>(sizeof(std::int64_t)) : 0);
   const std::int64_t row_bytes = block.d * static_cast<std::int64_t>(sizeof(float)) +
-                                 static_cast<std::int64_t>(sizeof(double)) +
-                                 3 * m * static_cast<std::int64_t>(sizeof(Neighbor));
+                                 static_cast<std::int64_t>(sizeof(double)) + 3 * q.m * entry;
   const std::int64_t per_round =
       std::max<std::int64_t>(1, p.round_bytes / (std::max(size - 1, 1) * row_bytes));
   std::vector<std::int64_t> out_count(size), in_count(size);
@@ -237,10 +200,9 @@ void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
     most = std::max(most, out_count[r]);
   }
   MPI_Alltoall(out_count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm);
-  std::int64_t received = 0;
-  for (std::int64_t c : in_count) received += c;
-  Progress progress(self == 0 ? *p.monitor : null_monitor(), received,
-                    "queries from other ranks searched");
+  if (progress) {
+    for (std::int64_t c : in_count) progress->extend(c);
+  }
   const std::int64_t rounds = allreduce_max(comm, (most + per_round - 1) / per_round);
   std::vector<std::vector<std::int64_t>> slice(size);
   for (std::int64_t round = 0; round < rounds; ++round) {
@@ -249,27 +211,60 @@ void search_remote(MPI_Comm comm, const Engine* engine, const RowBlock& block,
       const std::int64_t hi = std::min(out_count[r], lo + per_round);
       slice[r].assign(to[r].begin() + lo, to[r].begin() + hi);
     }
-    search_round(comm, engine, block, slice, m, p, lists, sent, progress);
+    search_round(comm, engine, block, slice, q, p, sent, progress);
   }
 }
 
-// Collective. The lists of the held rows to the ranks whose input blocks own them (`lists` is
-// freed once packed, the send buffers once sent: at most two copies of the lists at a time).
-Candidates send_home(MPI_Comm comm, const LocalRows& data, const Regrouped& g,
+// Local. Squared distances of pairs: query q (row qrow[q], full_d floats) with the held full rows
+// pos[t] for t in [start[q], start[q + 1]), into out[t]. Queries go in tiles of kPairTile; in a
+// tile the pairs are taken in the order of the rows they meet, so each row is read from memory
+// once per tile while the tile's query rows stay in cache.
+void pair_distances(const RowBlock& block, const std::vector<const float*>& qrow,
+                    const std::vector<std::int64_t>& start, const std::int64_t* pos, double* out,
+                    int threads) {
+  constexpr std::int64_t kPairTile = 256;
+  struct Pair {
+    std::int64_t row, slot, q;
+    bool operator<(const Pair& o) const { return row < o.row; }
+  };
+  const std::int64_t nq = static_cast<std::int64_t>(qrow.size()), fd = block.full_d;
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<Pair> order;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t t0 = 0; t0 < nq; t0 += kPairTile) {
+      const std::int64_t t1 = std::min(nq, t0 + kPairTile);
+      order.clear();
+      for (std::int64_t q = t0; q < t1; ++q) {
+        for (std::int64_t t = start[q]; t < start[q + 1]; ++t) order.push_back({pos[t], t, q});
+      }
+      std::sort(order.begin(), order.end());
+      for (const Pair& pr : order) {
+        out[pr.slot] = squared_distance(qrow[pr.q], block.full_row(pr.row), fd);
+      }
+    }
+  }
+}
+
+// Collective. The lists of the held rows (global indices `ids`) to the ranks whose input blocks
+// own them (`lists` is freed once packed, the send buffers once sent: at most two copies of the
+// lists at a time).
+Candidates send_home(MPI_Comm comm, const LocalRows& data, const std::vector<std::int64_t>& ids,
                      std::vector<Neighbor> lists, int m, std::int64_t& sent) {
   const int size = comm_size(comm), self = comm_rank(comm);
-  const std::vector<std::int64_t> begins = allgather_items(comm, std::vector<std::int64_t>{data.begin});
+  const std::vector<std::int64_t> begins =
+      allgather_items(comm, std::vector<std::int64_t>{data.begin});
   std::vector<std::vector<std::int64_t>> sid(size);
   std::vector<std::vector<Neighbor>> sl(size);
-  for (std::int64_t q = 0; q < g.rows(); ++q) {
-    const int r = static_cast<int>(std::upper_bound(begins.begin(), begins.end(), g.ids[q]) -
+  for (std::size_t q = 0; q < ids.size(); ++q) {
+    const int r = static_cast<int>(std::upper_bound(begins.begin(), begins.end(), ids[q]) -
                                    begins.begin()) - 1;
-    sid[r].push_back(g.ids[q]);
+    sid[r].push_back(ids[q]);
     sl[r].insert(sl[r].end(), lists.begin() + q * m, lists.begin() + (q + 1) * m);
   }
   std::vector<Neighbor>().swap(lists);
   sent += remote_bytes(sid, self) + remote_bytes(sl, self);
-  const std::vector<std::int64_t> ids = alltoallv(comm, sid);
+  const std::vector<std::int64_t> in_ids = alltoallv(comm, sid);
   const std::vector<Neighbor> in = alltoallv(comm, sl);
   sl = {};
   Candidates c;
@@ -277,8 +272,8 @@ Candidates send_home(MPI_Comm comm, const LocalRows& data, const Regrouped& g,
   c.m = m;
   c.idx.resize(static_cast<std::size_t>(data.local_rows() * m));
   c.dist.resize(c.idx.size());
-  for (std::size_t k = 0; k < ids.size(); ++k) {
-    const std::int64_t l = ids[k] - data.begin;
+  for (std::size_t k = 0; k < in_ids.size(); ++k) {
+    const std::int64_t l = in_ids[k] - data.begin;
     for (int j = 0; j < m; ++j) {
       c.idx[l * m + j] = in[k * m + j].idx;
       c.dist[l * m + j] = in[k * m + j].dist;
@@ -287,72 +282,349 @@ Candidates send_home(MPI_Comm comm, const LocalRows& data, const Regrouped& g,
   return c;
 }
 
+// Local. Row t of the `width`-wide rows of v becomes row order[t] of before, in place (by cycles,
+// one row of scratch).
+template <class T>
+void permute_rows(const std::vector<std::int64_t>& order, std::int64_t width, std::vector<T>& v) {
+  std::vector<char> done(order.size(), 0);
+  std::vector<T> keep(static_cast<std::size_t>(width));
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (done[start]) continue;
+    std::copy(v.begin() + start * width, v.begin() + (start + 1) * width, keep.begin());
+    std::size_t t = start;
+    while (static_cast<std::size_t>(order[t]) != start) {
+      const std::size_t from = static_cast<std::size_t>(order[t]);
+      std::copy(v.begin() + from * width, v.begin() + (from + 1) * width, v.begin() + t * width);
+      done[t] = 1;
+      t = from;
+    }
+    std::copy(keep.begin(), keep.end(), v.begin() + t * width);
+    done[t] = 1;
+  }
+}
+
+// Collective. Each local row to the rank holding its sequence position: its index row (to x),
+// its full row (to full, when `full_rows` is not null), its global index and its cell; the rows
+// held in global index order, or in (cell, global index) order when `by_cell`.
+void regroup(MPI_Comm comm, const LocalRows& data, const LocalRows* full_rows,
+             const CellAssignment& a, std::vector<float>& x, std::vector<float>& full,
+             std::vector<std::int64_t>& ids, std::vector<int>& cell, bool by_cell,
+             std::int64_t& sent) {
+  const int size = comm_size(comm), self = comm_rank(comm);
+  std::vector<std::vector<float>> sx(size), sf(size);
+  std::vector<std::vector<std::int64_t>> sid(size);
+  std::vector<std::vector<int>> scell(size);
+  for (std::int64_t l = 0; l < data.local_rows(); ++l) {
+    const int r = a.layout.owner(a.position[l]);
+    sx[r].insert(sx[r].end(), data.row(l), data.row(l) + data.d);
+    if (full_rows) {
+      sf[r].insert(sf[r].end(), full_rows->row(l), full_rows->row(l) + full_rows->d);
+    }
+    sid[r].push_back(data.begin + l);
+    scell[r].push_back(a.home[l]);
+  }
+  sent += remote_bytes(sx, self) + remote_bytes(sf, self) + remote_bytes(sid, self) +
+          remote_bytes(scell, self);
+  x = alltoallv(comm, sx);
+  sx = {};
+  full = alltoallv(comm, sf);
+  sf = {};
+  ids = alltoallv(comm, sid);
+  cell = alltoallv(comm, scell);
+  // The rows arrive grouped by source rank, so in global index order, which the engines' ties
+  // follow. The projected search's probes need each cell's rows contiguous: (cell, global
+  // index) order, so that rows near each other are also near in memory.
+  if (!by_cell) return;
+  std::vector<std::int64_t> order(ids.size());
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return cell[a] != cell[b] ? cell[a] < cell[b] : ids[a] < ids[b];
+  });
+  permute_rows(order, data.d, x);
+  if (full_rows) permute_rows(order, full_rows->d, full);
+  permute_rows(order, 1, ids);
+  permute_rows(order, 1, cell);
+}
+
 }  // namespace
+
+void return_answers(MPI_Comm comm, const std::vector<std::int64_t>& in_count,
+                    const std::vector<Neighbor>& found, const std::vector<std::int64_t>& found_where,
+                    int k, const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
+                    std::int64_t* where, std::int64_t& sent) {
+  const int size = comm_size(comm), self = comm_rank(comm);
+  const bool track = where != nullptr;
+  std::vector<std::vector<Neighbor>> reply(size);
+  std::vector<std::vector<std::int64_t>> reply_where(size);
+  std::int64_t at = 0;
+  for (int r = 0; r < size; ++r) {
+    reply[r].assign(found.begin() + at * k, found.begin() + (at + in_count[r]) * k);
+    if (track) {
+      reply_where[r].assign(found_where.begin() + at * k,
+                            found_where.begin() + (at + in_count[r]) * k);
+    }
+    at += in_count[r];
+  }
+  sent += remote_bytes(reply, self) + remote_bytes(reply_where, self);
+  const std::vector<Neighbor> back = alltoallv(comm, reply);
+  const std::vector<std::int64_t> back_where = alltoallv(comm, reply_where);
+  std::vector<std::pair<Neighbor, std::int64_t>> scratch;
+  at = 0;
+  for (int r = 0; r < size; ++r) {
+    for (std::int64_t i : slice[r]) {
+      merge_into(lists + i * k, track ? where + i * k : nullptr, k, back.data() + at * k,
+                 track ? back_where.data() + at * k : nullptr, k, scratch);
+      ++at;
+    }
+  }
+}
+
+PartitionSearch::PartitionSearch(MPI_Comm comm, const LocalRows& data, const LocalRows* full,
+                                 const AnnParams& p, SearchReport& report, int)
+    : comm_(comm), p_(p), report_(report), size_(comm_size(comm)), self_(comm_rank(comm)) {
+  report_.route = AnnRoute::kPartition;
+  block_.d = data.d;
+  block_.full_d = full ? full->d : 0;
+  block_.rank = self_;
+}
+
+PartitionSearch::PartitionSearch(MPI_Comm comm, const LocalRows& data, const LocalRows* full,
+                                 const AnnParams& p, SearchReport& report)
+    : PartitionSearch(comm, data, full, p, report, 0) {
+  const double t0 = MPI_Wtime();
+  if (size_ == 1) {  // one index over all rows: nothing to regroup or route
+    report_.cells = 1;
+    held_ = data.local_rows();
+    block_.x = data.x.data();
+    block_.full = full ? full->x.data() : nullptr;
+    block_.begin = data.begin;
+    block_.rows = held_;
+  } else {
+    stage_line(*p.monitor, "k-means cells of the rows and their regrouping by cell");
+    hold(data, full, assign_cells(comm, data, p), false);
+  }
+  report_.seconds_cells = MPI_Wtime() - t0;
+}
+
+PartitionSearch::PartitionSearch(MPI_Comm comm, const LocalRows& data, const LocalRows* full,
+                                 CellAssignment cells, const AnnParams& p, SearchReport& report)
+    : PartitionSearch(comm, data, full, p, report, 0) {
+  const double t0 = MPI_Wtime();
+  stage_line(*p.monitor, "regrouping of the rows by cell");
+  hold(data, full, std::move(cells), true);
+  report_.seconds_cells = MPI_Wtime() - t0;
+}
+
+void PartitionSearch::hold(const LocalRows& data, const LocalRows* full, CellAssignment cells,
+                           bool by_cell) {
+  cells_ = std::move(cells);
+  report_.cells = cells_.layout.cells;
+  regroup(comm_, data, full, cells_, x_, full_, ids_, cell_, by_cell, sent_);
+  held_ = static_cast<std::int64_t>(ids_.size());
+  block_.x = x_.data();
+  block_.full = full ? full_.data() : nullptr;
+  block_.ids = ids_.data();
+  block_.rows = held_;
+  if (!by_cell) return;
+  cell_lo_.assign(static_cast<std::size_t>(cells_.layout.cells), 0);
+  cell_hi_.assign(cell_lo_.size(), 0);
+  for (std::int64_t at = held_ - 1; at >= 0; --at) cell_lo_[cell_[at]] = at;
+  for (std::int64_t at = 0; at < held_; ++at) cell_hi_[cell_[at]] = at + 1;
+}
+
+void PartitionSearch::build(int m) {
+  const double t0 = MPI_Wtime();
+  stage_line(*p_.monitor, "index of each rank's rows");
+  // The route of sampled held rows, given their m-th distances in this rank's block.
+  const ExtraRanks extra = [&](const std::vector<std::int64_t>& sampled,
+                               const std::vector<double>& radius2) {
+    if (size_ == 1) return std::int64_t{0};
+    std::vector<Neighbor> last;  // route() reads the m-th neighbour's distance only: m = 1
+    for (double r2 : radius2) last.push_back({r2, -1});
+    std::int64_t ignored[3] = {0, 0, 0}, visits = 0;
+    for (const auto& r : route(cells_.layout, block_.x, cell_, sampled, last, 1, self_, size_,
+                               p_.threads, ignored)) {
+      visits += static_cast<std::int64_t>(r.size());
+    }
+    return visits;
+  };
+  engine_ = build_engine(comm_, p_, block_.x, held_, block_.d, m, kOwnEfPerNeighbor * m, extra,
+                         report_);
+  report_.seconds_index = MPI_Wtime() - t0;
+}
+
+void PartitionSearch::search(const std::vector<std::int64_t>& rows, int k,
+                             std::vector<Neighbor>& lists, std::vector<double>* exact,
+                             SearchProgress* progress) {
+  const std::int64_t nq = static_cast<std::int64_t>(rows.size());
+  const bool contiguous =
+      nq > 0 && rows.back() - rows.front() == nq - 1 &&
+      std::adjacent_find(rows.begin(), rows.end(),
+                         [](std::int64_t a, std::int64_t b) { return b != a + 1; }) == rows.end();
+  std::vector<std::int64_t>& where = where_;
+  collectively(comm_, [&] {
+    lists.assign(static_cast<std::size_t>(nq * k), kNoNeighbor);
+    if (exact) where.assign(lists.size(), -1);
+    if (!engine_ || nq == 0) return;
+    // Own queries: the engine's own search for a run of held rows, else copies of the rows
+    // searched as ordinary queries, each leaving itself out.
+    std::vector<float> qx;
+    std::vector<std::int64_t> self_ids;
+    Queries q;
+    q.rows = nq;
+    if (contiguous) {
+      q.own_first = rows.front();
+    } else {
+      for (std::int64_t at : rows) {
+        qx.insert(qx.end(), block_.row(at), block_.row(at) + block_.d);
+        self_ids.push_back(id(at));
+      }
+      q.x = qx.data();
+      q.exclude = self_ids.data();
+    }
+    search_block(*engine_, block_, q, k, p_.threads, lists.data(),
+                 exact ? where.data() : nullptr, progress ? &progress->own : nullptr);
+  });
+  if (size_ == 1) {
+    visits_[0] += nq;
+  } else {
+    const auto to = route(cells_.layout, block_.x, cell_, rows, lists, k, self_, size_,
+                          p_.threads, visits_);
+    QueryLists q{rows, lists, exact ? &where : nullptr, k};
+    search_remote(comm_, engine_.get(), block_, to, q, p_, sent_,
+                  progress ? &progress->remote : nullptr);
+  }
+  if (exact) refine(rows, k, where, *exact);
+}
+
+void PartitionSearch::refine(const std::vector<std::int64_t>& rows, int k,
+                             const std::vector<std::int64_t>& where, std::vector<double>& exact) {
+  const std::int64_t nq = static_cast<std::int64_t>(rows.size()), fd = block_.full_d;
+  exact.assign(where.size(), kNoNeighbor.dist);
+  // Pairs with rows held here, and per other rank the queries that have neighbours there.
+  std::vector<const float*> local_q;
+  std::vector<std::int64_t> local_start{0}, local_pos, local_slot;
+  std::vector<std::vector<std::int64_t>> asked(size_);  // rank -> queries (positions in rows)
+  for (std::int64_t i = 0; i < nq; ++i) {
+    bool mine = false;
+    for (int j = 0; j < k; ++j) {
+      const std::int64_t w = where[i * k + j];
+      if (w < 0) continue;
+      const int r = where_rank(w);
+      if (r == self_) {
+        local_pos.push_back(where_pos(w));
+        local_slot.push_back(i * k + j);
+        mine = true;
+      } else if (asked[r].empty() || asked[r].back() != i) {
+        asked[r].push_back(i);
+      }
+    }
+    if (mine) {
+      local_q.push_back(full_row(rows[i]));
+      local_start.push_back(static_cast<std::int64_t>(local_pos.size()));
+    }
+  }
+  std::vector<double> local_out(local_pos.size());
+  pair_distances(block_, local_q, local_start, local_pos.data(), local_out.data(), p_.threads);
+  for (std::size_t t = 0; t < local_slot.size(); ++t) exact[local_slot[t]] = local_out[t];
+
+  // The others, in rounds: a query's full row and the positions of its neighbours there go to
+  // the holding rank, the distances come back.
+  const std::int64_t query_bytes =
+      fd * static_cast<std::int64_t>(sizeof(float)) + 3 * k * static_cast<std::int64_t>(8);
+  const std::int64_t per_round =
+      std::max<std::int64_t>(1, p_.round_bytes / (std::max(size_ - 1, 1) * query_bytes));
+  std::int64_t most = 0;
+  for (const auto& a : asked) most = std::max(most, static_cast<std::int64_t>(a.size()));
+  const std::int64_t rounds = allreduce_max(comm_, (most + per_round - 1) / per_round);
+  for (std::int64_t round = 0; round < rounds; ++round) {
+    std::vector<std::vector<float>> sq(size_);
+    std::vector<std::vector<std::int64_t>> scount(size_), spos(size_), slot(size_);
+    for (int r = 0; r < size_; ++r) {
+      const std::int64_t have = static_cast<std::int64_t>(asked[r].size());
+      const std::int64_t lo = std::min(have, round * per_round), hi = std::min(have, lo + per_round);
+      for (std::int64_t a = lo; a < hi; ++a) {
+        const std::int64_t i = asked[r][a];
+        sq[r].insert(sq[r].end(), full_row(rows[i]), full_row(rows[i]) + fd);
+        std::int64_t c = 0;
+        for (int j = 0; j < k; ++j) {
+          const std::int64_t w = where[i * k + j];
+          if (w >= 0 && where_rank(w) == r) {
+            spos[r].push_back(where_pos(w));
+            slot[r].push_back(i * k + j);
+            ++c;
+          }
+        }
+        scount[r].push_back(c);
+      }
+    }
+    sent_ += remote_bytes(sq, self_) + remote_bytes(scount, self_) + remote_bytes(spos, self_);
+    const std::vector<float> in_q = alltoallv(comm_, sq);
+    sq = {};
+    const std::vector<std::int64_t> in_count = alltoallv(comm_, scount);
+    const std::vector<std::int64_t> in_pos = alltoallv(comm_, spos);
+    // The pairs asked of this rank, in the order received, and their distances.
+    std::vector<const float*> qrow(in_count.size());
+    std::vector<std::int64_t> start(in_count.size() + 1, 0);
+    for (std::size_t a = 0; a < in_count.size(); ++a) {
+      qrow[a] = in_q.data() + static_cast<std::int64_t>(a) * fd;
+      start[a + 1] = start[a] + in_count[a];
+    }
+    std::vector<double> out(in_pos.size());
+    pair_distances(block_, qrow, start, in_pos.data(), out.data(), p_.threads);
+    // Back to the askers: the received pairs came grouped by source rank, in rank order.
+    std::vector<std::int64_t> from_count(size_, 0), to_count(size_);
+    for (int r = 0; r < size_; ++r) from_count[r] = static_cast<std::int64_t>(spos[r].size());
+    MPI_Alltoall(from_count.data(), 1, MPI_INT64_T, to_count.data(), 1, MPI_INT64_T, comm_);
+    std::vector<std::vector<double>> reply(size_);
+    std::int64_t at = 0;
+    for (int r = 0; r < size_; ++r) {
+      reply[r].assign(out.begin() + at, out.begin() + at + to_count[r]);
+      at += to_count[r];
+    }
+    sent_ += remote_bytes(reply, self_);
+    const std::vector<double> back = alltoallv(comm_, reply);
+    at = 0;
+    for (int r = 0; r < size_; ++r) {
+      for (std::int64_t s : slot[r]) exact[s] = back[at++];
+    }
+  }
+}
+
+Candidates PartitionSearch::finish(const LocalRows& data, std::vector<Neighbor> lists, int m) {
+  engine_.reset();
+  std::vector<float>().swap(x_);
+  std::vector<float>().swap(full_);
+  // Rows in input order on one rank, else back to the ranks whose input blocks hold them.
+  Candidates c = ids_.empty() ? to_candidates(data.begin, m, lists)
+                              : send_home(comm_, data, ids_, std::move(lists), m, sent_);
+  MPI_Allreduce(visits_, report_.visits, 3, MPI_INT64_T, MPI_SUM, comm_);
+  report_.rows_max = allreduce_max(comm_, held_);
+  report_.rows_min = -allreduce_max(comm_, -held_);
+  report_.bytes_sent_max = allreduce_max(comm_, sent_);
+  report_.bytes_sent_total = allreduce_sum(comm_, sent_);
+  return c;
+}
 
 Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
   const int size = comm_size(comm), self = comm_rank(comm);
-  if (size == 1) {  // one index over all rows: nothing to regroup or route
+  if (size == 1) {  // one index over all rows: the ring of one rank
     Candidates c = ring_candidates(comm, data, m, p);
     c.report.route = AnnRoute::kPartition;
     c.report.cells = 1;
     return c;
   }
   SearchReport report;
-  report.route = AnnRoute::kPartition;
-  std::int64_t sent = 0;
-
-  double t0 = MPI_Wtime();
-  const CellAssignment a = assign_cells(comm, data, p);
-  report.cells = a.layout.cells;
-  Regrouped g = regroup(comm, data, a, sent);
-  const RowBlock block{g.x.data(), g.rows(), data.d, g.ids.data(), 0};
-  report.seconds_cells = MPI_Wtime() - t0;
-
-  t0 = MPI_Wtime();
-  std::unique_ptr<Engine> engine;
-  // The route of sampled rows, given their m-th distances in this rank's block.
-  const ExtraRanks extra = [&](const std::vector<std::int64_t>& sampled,
-                               const std::vector<double>& radius2) {
-    Regrouped s;
-    std::vector<Neighbor> last;  // route() reads the m-th neighbour's distance only: m = 1
-    for (std::size_t i = 0; i < sampled.size(); ++i) {
-      const std::int64_t q = sampled[i];
-      s.x.insert(s.x.end(), g.x.begin() + q * data.d, g.x.begin() + (q + 1) * data.d);
-      s.ids.push_back(g.ids[q]);
-      s.cell.push_back(g.cell[q]);
-      last.push_back({radius2[i], -1});
-    }
-    std::int64_t ignored[3] = {0, 0, 0}, visits = 0;
-    for (const auto& r : route(a.layout, s, last, 1, self, size, p.threads, ignored)) {
-      visits += static_cast<std::int64_t>(r.size());
-    }
-    return visits;
-  };
-  engine = build_engine(comm, p, g.x.data(), g.rows(), data.d, m, kOwnEfPerNeighbor * m, extra,
-                        report);
-  report.seconds_index = MPI_Wtime() - t0;
-
-  t0 = MPI_Wtime();
+  PartitionSearch search(comm, data, nullptr, p, report);
+  search.build(m);
+  const double t0 = MPI_Wtime();
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(search.held()));
+  for (std::int64_t i = 0; i < search.held(); ++i) rows[i] = i;
   std::vector<Neighbor> lists;
-  collectively(comm, [&] {
-    lists.assign(static_cast<std::size_t>(g.rows() * m), kNoNeighbor);
-    Progress progress(self == 0 ? *p.monitor : null_monitor(), g.rows(), "own queries searched");
-    if (engine) search_block(*engine, block, g.x.data(), g.rows(), true, m, p.threads,
-                             lists.data(), &progress);
-  });
-  std::int64_t visits[3] = {0, 0, 0};
-  const auto to = route(a.layout, g, lists, m, self, size, p.threads, visits);
-  search_remote(comm, engine.get(), block, to, m, p, lists, sent);
-  engine.reset();
-  std::vector<float>().swap(g.x);
-  Candidates c = send_home(comm, data, g, std::move(lists), m, sent);
+  SearchProgress progress(self == 0 ? *p.monitor : null_monitor(), search.held());
+  search.search(rows, m, lists, nullptr, &progress);
+  Candidates c = search.finish(data, std::move(lists), m);
   report.seconds_search = MPI_Wtime() - t0;
-
-  MPI_Allreduce(visits, report.visits, 3, MPI_INT64_T, MPI_SUM, comm);
-  report.rows_max = allreduce_max(comm, g.rows());
-  report.rows_min = -allreduce_max(comm, -g.rows());
-  report.bytes_sent_max = allreduce_max(comm, sent);
-  report.bytes_sent_total = allreduce_sum(comm, sent);
   c.report = report;
   return c;
 }

@@ -16,9 +16,8 @@
 #include "lsgl/util/splitmix.hpp"
 
 namespace lsgl {
+namespace ann {
 namespace {
-
-using ann::Neighbor;
 
 constexpr std::int64_t kRowChunk = 2048;  // local rows per SGEMM
 
@@ -90,40 +89,60 @@ std::vector<Neighbor> local_exact(const LocalRows& data, const std::vector<std::
 
 }  // namespace
 
+void allreduce_lists(MPI_Comm comm, std::vector<Neighbor>& lists, int m) {
+  const int count = static_cast<int>(lists.size() / static_cast<std::size_t>(m));
+  MPI_Datatype list_type;
+  MPI_Op op;
+  MPI_Op_create(&merge_lists, 1, &op);
+  MPI_Type_contiguous(m * static_cast<int>(sizeof(Neighbor)), MPI_BYTE, &list_type);
+  MPI_Type_commit(&list_type);
+  MPI_Allreduce(MPI_IN_PLACE, lists.data(), count, list_type, op, comm);
+  MPI_Type_free(&list_type);
+  MPI_Op_free(&op);
+}
+
+std::vector<float> gather_rows(MPI_Comm comm, const LocalRows& data,
+                               const std::vector<std::int64_t>& all_ids,
+                               std::vector<std::int64_t>& ids) {
+  const auto lo = std::lower_bound(all_ids.begin(), all_ids.end(), data.begin);
+  const auto hi = std::lower_bound(lo, all_ids.end(), data.begin + data.local_rows());
+  std::vector<float> mine;
+  for (auto it = lo; it != hi; ++it) {
+    const float* r = data.row(*it - data.begin);
+    mine.insert(mine.end(), r, r + data.d);
+  }
+  ids = allgather_items(comm, std::vector<std::int64_t>(lo, hi));
+  return allgather_items(comm, mine);
+}
+
+std::vector<Neighbor> exact_neighbours(MPI_Comm comm, const LocalRows& data,
+                                       const std::vector<std::int64_t>& ids,
+                                       const std::vector<float>& q, int m, int threads) {
+  std::vector<Neighbor> exact = local_exact(data, ids, q, m, threads);
+  allreduce_lists(comm, exact, m);
+  return exact;
+}
+
+}  // namespace ann
+
+using ann::Neighbor;
+
 double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& cand, int sample,
                        std::uint64_t seed, int threads) {
   if (sample <= 0) return -1.0;
   const int m = cand.m;
-  const std::int64_t rows = data.local_rows(), d = data.d;
+  const std::int64_t rows = data.local_rows();
   collective_check(
       comm,
       m > 0 && m < data.n && threads > 0 && cand.begin == data.begin && cand.local_rows() == rows,
       "estimate_recall: candidate lists do not match the data");
   openblas_set_num_threads(threads);
 
-  // Sampled ids owned here and their rows, gathered on every rank.
+  // Sampled ids and their rows, gathered on every rank; their exact lists on every rank.
   SplitMix64 rng(seed);
-  const std::vector<std::int64_t> all_ids = sample_distinct(data.n, sample, rng);
-  const auto lo = std::lower_bound(all_ids.begin(), all_ids.end(), data.begin);
-  const auto hi = std::lower_bound(lo, all_ids.end(), data.begin + rows);
-  std::vector<float> my_rows;
-  for (auto it = lo; it != hi; ++it) {
-    const float* r = data.row(*it - data.begin);
-    my_rows.insert(my_rows.end(), r, r + d);
-  }
-  const std::vector<std::int64_t> ids = allgather_items(comm, std::vector<std::int64_t>(lo, hi));
-  const std::vector<float> q = allgather_items(comm, my_rows);
-
-  // Exact lists of every sample on every rank.
-  std::vector<Neighbor> exact = local_exact(data, ids, q, m, threads);
-  MPI_Datatype list_type;
-  MPI_Op op;
-  MPI_Op_create(&merge_lists, 1, &op);
-  MPI_Type_contiguous(m * static_cast<int>(sizeof(Neighbor)), MPI_BYTE, &list_type);
-  MPI_Type_commit(&list_type);
-  MPI_Allreduce(MPI_IN_PLACE, exact.data(), static_cast<int>(ids.size()), list_type, op, comm);
-  MPI_Type_free(&list_type);
-  MPI_Op_free(&op);
+  std::vector<std::int64_t> ids;
+  const std::vector<float> q = ann::gather_rows(comm, data, sample_distinct(data.n, sample, rng), ids);
+  const std::vector<Neighbor> exact = ann::exact_neighbours(comm, data, ids, q, m, threads);
 
   // A candidate counts when it is an exact neighbour or ties the exact m-th distance (so that
   // duplicates are not misses). Candidate distances are taken as stored by find_candidates.

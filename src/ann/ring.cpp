@@ -68,8 +68,15 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
     collectively(comm, [&] {
       bound.resize(static_cast<std::size_t>(vrows));
       for (std::int64_t q = 0; q < vrows; ++q) bound[q] = lists[q * m + m - 1].dist;
-      if (engine) search_block(*engine, block, qx, vrows, step == 0, m, p.threads, lists.data(),
-                               &progress, step == 0 ? nullptr : bound.data());
+      Queries q;
+      q.x = qx;
+      q.rows = vrows;
+      if (step == 0) {
+        q.own_first = 0;
+      } else {
+        q.bound = bound.data();
+      }
+      if (engine) search_block(*engine, block, q, m, p.threads, lists.data(), nullptr, &progress);
     });
     if (size == 1) break;
 
@@ -106,15 +113,7 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   report.bytes_sent_max = allreduce_max(comm, sent);
   report.bytes_sent_total = allreduce_sum(comm, sent);
 
-  Candidates c;
-  c.begin = data.begin;
-  c.m = m;
-  c.idx.resize(lists.size());
-  c.dist.resize(lists.size());
-  for (std::size_t i = 0; i < lists.size(); ++i) {
-    c.idx[i] = lists[i].idx;
-    c.dist[i] = lists[i].dist;
-  }
+  Candidates c = to_candidates(data.begin, m, lists);
   c.report = report;
   return c;
 }

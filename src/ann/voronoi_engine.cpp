@@ -32,6 +32,7 @@
 #include "bounds.hpp"
 #include "cells.hpp"
 #include "engines.hpp"
+#include "sample.hpp"
 
 namespace lsgl::ann {
 namespace {
@@ -47,7 +48,10 @@ void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t 
               static_cast<int>(d), 0.0f, c, static_cast<int>(rows_b));
 }
 
-// A query's best candidates by float distance, ascending by (f, row), at most `cap`.
+// A query's best candidates by float distance under the order (f, row), at most `cap` once
+// settled: rows are appended unsorted while they beat the bar, and every 2 cap rows the list is
+// cut back to its best cap (nth_element), whose largest becomes the bar. Amortised O(1) per row,
+// whatever cap (the projected search asks for hundreds).
 struct Shortlist {
   struct Item {
     double f;
@@ -57,17 +61,42 @@ struct Shortlist {
   std::vector<Item> items;
   std::size_t cap = 0;
   std::int64_t scanned = 0;  // rows compared; more than items.size(): some were left out
+  Item bar_item{std::numeric_limits<double>::infinity(), 0};
 
+  void reset(std::size_t c) {
+    items.clear();
+    cap = c;
+    scanned = 0;
+    bar_item = {std::numeric_limits<double>::infinity(), 0};
+  }
   void add(double f, std::int64_t row) {
     const Item it{f, row};
-    if (items.size() == cap) {
-      if (!(it < items.back())) return;
-      items.pop_back();
-    }
-    items.insert(std::upper_bound(items.begin(), items.end(), it), it);
+    if (!(it < bar_item)) return;
+    items.push_back(it);
+    if (items.size() >= 2 * cap) cut();
   }
+  // Cuts the list back to its best cap (call before reading items).
+  void settle() {
+    if (items.size() > cap) cut();
+  }
+  // The k-th smallest (k <= items.size(), after settle); reorders items.
+  const Item& kth(std::size_t k) {
+    std::nth_element(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(k - 1),
+                     items.end());
+    return items[k - 1];
+  }
+  // The largest kept (after settle; items not empty).
+  const Item& largest() const { return *std::max_element(items.begin(), items.end()); }
   // Below this float distance a row enters the list.
-  double bar() const { return items.size() < cap ? std::numeric_limits<double>::infinity() : items.back().f; }
+  double bar() const { return bar_item.f; }
+
+ private:
+  void cut() {
+    std::nth_element(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(cap - 1),
+                     items.end());
+    items.resize(cap);
+    bar_item = items[cap - 1];
+  }
 };
 
 class VoronoiEngine final : public Engine {
@@ -129,7 +158,7 @@ class VoronoiEngine final : public Engine {
     std::vector<float> sample;
     const double share = static_cast<double>(wanted * kSamplePerCell) / static_cast<double>(rows_);
     for (std::int64_t l = 0; l < rows_ && wanted > 1; ++l) {
-      if (in_share(sample_hash(p.seed, static_cast<std::uint64_t>(l)), share)) {
+      if (in_share(row_hash(p.seed, l), share)) {
         sample.insert(sample.end(), base_ + l * d_, base_ + (l + 1) * d_);
       }
     }
@@ -254,9 +283,7 @@ class VoronoiEngine final : public Engine {
     s.ah.resize(static_cast<std::size_t>(nb * d_));
     s.at.clear();
     for (std::int64_t i = 0; i < nb; ++i) {
-      s.lists[i].items.clear();
-      s.lists[i].cap = static_cast<std::size_t>(k + kExtra);
-      s.lists[i].scanned = 0;
+      s.lists[i].reset(static_cast<std::size_t>(k + kExtra));
       const float* q = qx + qs[i] * d_;
       for (std::int64_t j = 0; j < d_; ++j) s.ah[i * d_ + j] = q[j] - centroid(h)[j];
       const double qn = squared_norm(s.ah.data() + i * d_, d_);
@@ -277,12 +304,13 @@ class VoronoiEngine final : public Engine {
     products(s.ah.data(), nb, s.shifted.data(), cells_, d_, s.gc.data());
     s.visits.clear();
     for (std::int64_t i = 0; i < nb; ++i) {
-      const Shortlist& list = s.lists[i];
+      Shortlist& list = s.lists[i];
+      list.settle();
       const double qn = squared_norm(s.ah.data() + i * d_, d_), qr = std::sqrt(qn);
       // Rows beyond the radius are not needed: the query's own bound, or the k-th kept so far.
       double radius = bound ? std::sqrt(bound[qs[i]]) : std::numeric_limits<double>::infinity();
       if (list.items.size() >= static_cast<std::size_t>(k)) {
-        radius = std::min(radius, std::sqrt(std::max(0.0, list.items[k - 1].f) + s.eps[i]));
+        radius = std::min(radius, std::sqrt(std::max(0.0, list.kth(k).f) + s.eps[i]));
       }
       const double home_far = qn + rounding(qr, 0.0);  // at least ||q - c_h||^2
       for (int c = 0; c < cells_; ++c) {
@@ -314,7 +342,8 @@ class VoronoiEngine final : public Engine {
   void finish(int h, std::int64_t i, std::int64_t q, const float* qx, int k, std::int64_t* out,
               Scratch& s) const {
     const float* x = qx + q * d_;
-    const Shortlist& list = s.lists[i];
+    Shortlist& list = s.lists[i];
+    list.settle();
     s.exact.clear();
     for (const auto& it : list.items) {
       s.exact.push_back({squared_distance(x, base_ + it.row * d_, d_), it.row});
@@ -322,7 +351,7 @@ class VoronoiEngine final : public Engine {
     std::sort(s.exact.begin(), s.exact.end());
     const bool dropped = list.scanned > static_cast<std::int64_t>(list.items.size());
     const bool certified = !dropped || s.exact.size() < static_cast<std::size_t>(k) ||
-                           s.exact[k - 1].dist < list.items.back().f - 2.0 * s.eps[i];
+                           s.exact[k - 1].dist < list.largest().f - 2.0 * s.eps[i];
     if (!certified) {
       s.exact.clear();
       const auto add_cell = [&](int c) {

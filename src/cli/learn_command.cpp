@@ -1,5 +1,7 @@
 // `lsgl learn` and `lsgl theta`: options -> pipeline.
 #include <cstdio>
+#include <exception>
+#include <string>
 
 #include "commands_impl.hpp"
 #include "lsgl/cli/choices.hpp"
@@ -17,6 +19,7 @@ namespace {
 // The options that name a choice, as given; parsed by choices() once the command line is read.
 struct Choices {
   std::string metric, engine, route, distance;  // lsgl learn and lsgl theta
+  std::string dims, shortlist;                  // --ann-dims, --ann-shortlist: auto or a count
   std::string model, order, support, solver;    // lsgl learn only
 };
 
@@ -36,14 +39,46 @@ void add_data_options(po::options_description& d, LearnOptions& o, Choices& c) {
        "neighbours (larger: closer to the exact model, slower)");
 }
 
+// Collective. "auto" -> 0, a whole number >= 1 -> itself; anything else is refused.
+int ann_count(MPI_Comm comm, const std::string& option, const std::string& text) {
+  int value = 0;
+  std::size_t used = 0;
+  bool ok = text == "auto";
+  if (!ok) {
+    try {
+      value = std::stoi(text, &used);
+      ok = used == text.size() && value >= 1;
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  collective_check(comm, ok,
+                   "--" + option + " must be auto or a whole number >= 1 (got '" + text + "')");
+  return value;
+}
+
 void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
       ("ann", po::value(&c.engine)->default_value("auto"),
-       "neighbour search engine: hnsw (graph index, best recall), flann (randomised kd-trees, "
-       "good for low-dimensional data), voronoi (exact: k-means cells searched by matrix "
-       "products, fast when the data have few dimensions), exact (brute force, small inputs) "
-       "or auto (voronoi where a sample of queries shows that its cells prune the search, "
-       "else hnsw; the summary names the engine used)")
+       "neighbour search engine: projected (a shortlist of rows by a few principal components, "
+       "re-ranked by exact distances: for high-dimensional data; the same lists on any number "
+       "of ranks), hnsw (graph index), flann (randomised kd-trees, good for low-dimensional "
+       "data), voronoi (exact: k-means cells searched by matrix products, fast when the data "
+       "have few dimensions), exact (brute force, small inputs) or auto (above 100 dimensions "
+       "projected when it reaches a recall of 0.997 on sampled rows in at most d/2 components; "
+       "else voronoi where a sample of queries shows that its cells prune the search, else "
+       "hnsw; the summary names the engine used)")
+      ("ann-dims", po::value(&c.dims)->default_value("auto"),
+       "projected: principal components kept (auto: the fewest multiple of 8 that explain 88% "
+       "of the variance, at most 128)")
+      ("ann-shortlist", po::value(&c.shortlist)->default_value("auto"),
+       "projected: rows shortlisted per node and re-ranked by exact distance (auto: with the "
+       "number of probed cells, the cheapest of 2, 3, 4, 6, 8, 12 or 16 times r*k whose recall "
+       "on 256 sampled rows reaches 0.997)")
+      ("ann-certify", po::bool_switch(&o.ann.certify),
+       "make every candidate list exact: projected rows whose shortlist cannot prove their "
+       "list exact probe more cells with longer shortlists until it can (auto then never picks "
+       "hnsw); the summary reports the share of certified rows either way")
       ("ann-route", po::value(&c.route)->default_value("partition"),
        "how queries meet the indexes: ring (every query searches every rank's index) or "
        "partition (rows grouped into k-means cells; a query searches only the ranks whose "
@@ -95,6 +130,8 @@ void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o)
     o.support = parse_choice<Support>("support", c.support);
     o.solver.solver = parse_choice<SolverKind>("solver", c.solver);
   });
+  o.ann.project_dims = ann_count(comm, "ann-dims", c.dims);
+  o.ann.shortlist = ann_count(comm, "ann-shortlist", c.shortlist);
   o.ann.seed = o.seed;
 }
 

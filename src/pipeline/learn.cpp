@@ -34,16 +34,30 @@ void report_search(Monitor& monitor, const SearchReport& r, std::int64_t n) {
                 share * r.visits[1], share * r.visits[2], r.bytes_sent_max / 1e6));
   info(strprintf("  rows per index     %lld to %lld", static_cast<long long>(r.rows_min),
                  static_cast<long long>(r.rows_max)));
+  if (r.engine == AnnEngine::kProjected) {
+    const std::string passes =
+        r.certify_passes > 0 ? strprintf(" (after %d more passes)", r.certify_passes) : "";
+    info(strprintf("  projected search   %d components (%.1f%% of the variance), %d of %d cells "
+                   "probed, shortlist of %d rows (recall %.4f on sampled rows); lists certified "
+                   "exact: %.1f%% of rows%s",
+                   r.projected_dims, 100.0 * r.explained_variance, r.probes, r.cells,
+                   r.shortlist, r.shortlist_recall, share * r.certified_rows, passes.c_str()));
+  } else if (r.shortlist_recall >= 0) {
+    info(strprintf("  engine choice      projected search not kept: %d components, %d cells "
+                   "probed and a shortlist of %d rows reached a recall of %.4f on sampled rows "
+                   "(kept at 0.997 or more with at most half the dimensions)",
+                   r.projected_dims, r.probes, r.shortlist, r.shortlist_recall));
+  }
   if (r.auto_rows_per_query >= 0) {
     info(
         strprintf("  engine choice      voronoi compared %.0f rows per sampled query (hnsw above "
                   "%.0f): %s",
                   r.auto_rows_per_query, r.auto_rows_limit, name_of(r.engine)));
   }
-  info(
-      strprintf("  search phases      cells %.2f s, index %.2f s, queries %.2f s (rank 0); "
-                "%.2f CPU s on all ranks",
-                r.seconds_cells, r.seconds_index, r.seconds_search, r.cpu_seconds));
+  info(strprintf("  search phases      projection %.2f s, cells %.2f s, index %.2f s, queries "
+                 "%.2f s (rank 0); %.2f CPU s on all ranks",
+                 r.seconds_projection, r.seconds_cells, r.seconds_index, r.seconds_search,
+                 r.cpu_seconds));
 }
 
 // More candidates per node than any search serves (round(r * k) must fit an int with room).
@@ -332,6 +346,17 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
       {"ann_queries_3plus_ranks", s.search.visits[2]},
       {"ann_bytes_sent_max", s.search.bytes_sent_max},
       {"ann_cpu_seconds", s.search.cpu_seconds},
+      {"ann_projected_dims", static_cast<std::int64_t>(s.search.projected_dims)},
+      {"ann_shortlist", static_cast<std::int64_t>(s.search.shortlist)},
+      {"ann_probed_cells", static_cast<std::int64_t>(s.search.probes)},
+      {"ann_explained_variance", s.search.explained_variance},
+      {"ann_shortlist_sample_recall", s.search.shortlist_recall},
+      {"ann_certified_share",
+       s.search.certified_rows >= 0
+           ? static_cast<double>(s.search.certified_rows) / static_cast<double>(s.n)
+           : -1.0},
+      {"ann_certify_passes", static_cast<std::int64_t>(s.search.certify_passes)},
+      {"seconds_ann_projection", s.search.seconds_projection},
       {"prune_threshold", run.model->threshold()},
       {"order", to_string(run.order.input.empty() ? NodeOrder::kInput : NodeOrder::kLocality)},
       {"seconds_read", s.t_read},

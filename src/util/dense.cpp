@@ -53,7 +53,7 @@ Mat solve_spd(const Mat& A, double ridge, const Mat& B) {
   return from_col_major(b, B.rows, B.cols);
 }
 
-Mat top_eigenvectors(const Mat& A, std::int64_t count) {
+Mat top_eigenvectors(const Mat& A, std::int64_t count, std::vector<double>* values) {
   const int n = static_cast<int>(A.rows);
   if (count < 1 || count > n) throw std::invalid_argument("top_eigenvectors: bad count");
   std::vector<double> a = to_col_major(A), w(n), z(static_cast<std::size_t>(n) * count);
@@ -74,6 +74,7 @@ Mat top_eigenvectors(const Mat& A, std::int64_t count) {
     throw std::runtime_error("eigen-decomposition failed (LAPACK dsyevr info " +
                              std::to_string(info) + ")");
   // LAPACK returns ascending eigenvalues; reverse, and fix each vector's sign.
+  if (values) values->assign(w.rbegin() + (n - count), w.rend());
   Mat E(n, count);
   for (std::int64_t c = 0; c < count; ++c) {
     const double* v = z.data() + (count - 1 - c) * n;

@@ -58,6 +58,20 @@ for ranks in (1, 2, 3):
             0 < gd["ann_auto_rows_per_query"] <= 20000
     check(f"default search on {ranks} ranks: voronoi, the exact graph", ok,
           p.stderr if p else "timeout")
+# The projected search with --ann-certify gives the exact graph on 1, 2 and 3 ranks and reports
+# every row certified; the summary names the engine and its settings.
+for ranks in (1, 2, 3):
+    out = path(f"gc{ranks}.h5")
+    p = run("learn", "--input", data, "--output", out, "--k", 6, "--ann", "projected",
+            "--ann-dims", 1, "--ann-certify", "--recall-sample", 50, ranks=ranks)
+    ok = p is not None and p.returncode == 0 and 1 in graphs
+    if ok:
+        Wc, gc, _, _ = load(out)
+        ok = abs(Wc - graphs[1][0]).sum() <= 1e-10 * abs(graphs[1][0]).sum() and \
+            gc["ann_engine"] in ("projected", b"projected") and gc["ann_certified_share"] == 1.0 \
+            and gc["ann_projected_dims"] == 1 and "projected search   1 components" in p.stdout
+    check(f"--ann projected --ann-certify on {ranks} ranks: the exact graph", ok,
+          p.stderr if p else "timeout")
 if 1 in graphs:
     W, ga, fa, deg = graphs[1]
     check("symmetric", abs(W - W.T).max() == 0)
@@ -376,6 +390,13 @@ bad = {
     "k < 1": ["--input", data, "--k", 0],
     "garbage .npy": ["--input", path("garbage.npy")],
     "unknown engine": ["--input", data, "--ann", "magic"],
+    "--ann-dims above d": ["--input", data, "--ann", "projected", "--ann-dims", 6],
+    "--ann-dims 0": ["--input", data, "--ann", "projected", "--ann-dims", 0],
+    "--ann-dims not a number": ["--input", data, "--ann", "projected", "--ann-dims", "many"],
+    "--ann-shortlist below r*k": ["--input", data, "--ann", "projected", "--ann-shortlist", 10],
+    "--ann-shortlist NaN": ["--input", data, "--ann", "projected", "--ann-shortlist", "nan"],
+    "--ann-dims with hnsw": ["--input", data, "--ann", "hnsw", "--ann-dims", 1],
+    "--ann-certify with hnsw": ["--input", data, "--ann", "hnsw", "--ann-certify"],
     "unknown option": ["--input", data, "--frobnicate", 3],
     "unwritable output": ["--input", data, "--output", "/nonexistent-dir/g.h5"],
 }

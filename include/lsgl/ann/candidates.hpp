@@ -1,7 +1,10 @@
 #pragma once
 // Candidate neighbours: each node's m nearest (approximate) neighbours among all n nodes, self
 // excluded, squared Euclidean distances, ties broken by global index (so exact search gives the
-// same lists on any number of ranks). Two routes bring queries to indexes:
+// same lists on any number of ranks). For high-dimensional data the projected search shortlists
+// S rows per node by a lower bound in a few principal components and keeps the m nearest of
+// them by exact distance (certified exact where the bound shows it). Two routes bring queries to
+// indexes:
 // - partition (default): the rows are regrouped into k-means cells packed onto ranks by
 //   locality; a query searches its own rank's index and only the ranks whose cells can still
 //   hold one of its m nearest (a lower bound on the distance to each cell certifies the rest);
@@ -19,14 +22,17 @@
 namespace lsgl {
 
 // hnsw, flann (randomised kd-trees), voronoi (exact, k-means cells within each rank), exact
-// (brute force) or auto (voronoi where a sample of queries shows that its cells prune the
-// search, hnsw otherwise; the same choice on every rank).
-enum class AnnEngine { kAuto, kHnsw, kFlann, kVoronoi, kExact };
+// (brute force), projected (a shortlist by principal components re-ranked by exact distances)
+// or auto (above 100 dimensions projected where its sample recall reaches the target; else
+// voronoi where a sample of queries shows that its cells prune the search, hnsw otherwise; the
+// same choice on every rank).
+enum class AnnEngine { kAuto, kHnsw, kFlann, kVoronoi, kExact, kProjected };
 inline constexpr Named<AnnEngine> kAnnEngineNames[] = {{AnnEngine::kAuto, "auto"},
                                                        {AnnEngine::kHnsw, "hnsw"},
                                                        {AnnEngine::kFlann, "flann"},
                                                        {AnnEngine::kVoronoi, "voronoi"},
-                                                       {AnnEngine::kExact, "exact"}};
+                                                       {AnnEngine::kExact, "exact"},
+                                                       {AnnEngine::kProjected, "projected"}};
 constexpr const auto& names(AnnEngine) { return kAnnEngineNames; }
 
 enum class AnnRoute { kPartition, kRing };
@@ -45,6 +51,13 @@ constexpr const auto& names(CandidateSource) { return kCandidateSourceNames; }
 struct AnnParams {
   AnnEngine engine = AnnEngine::kAuto;
   AnnRoute route = AnnRoute::kPartition;
+  // projected: principal components kept (0: the fewest multiple of 8 that explain 88% of the
+  // variance), rows shortlisted per node (0: chosen by the recall of sampled rows), and whether
+  // every list must be certified exact (rows that are not probe more cells with longer
+  // shortlists); with auto, certify keeps the search exact (projected, certified, or voronoi)
+  int project_dims = 0;
+  int shortlist = 0;
+  bool certify = false;
   int cells_per_rank = 16;          // partition: k-means cells per rank
   int threads = 1;                  // threads per rank for index build and search
   Monitor* monitor = &null_monitor();  // rank 0's progress and the warnings (never null)
@@ -87,6 +100,17 @@ struct SearchReport {
   // lists were not searched).
   std::string route_name() const;
   std::string engine_name() const;
+  // projected: components kept, shortlist length, explained variance, the shortlist's recall on
+  // the choice sample, rows whose lists are certified exact, certification passes
+  // beyond the first, and the time of the projection and the choice (slowest rank)
+  int projected_dims = 0;
+  int probes = 0;                      // projected: cells probed per row
+  int shortlist = 0;
+  double explained_variance = -1;
+  double shortlist_recall = -1;
+  std::int64_t certified_rows = -1;
+  int certify_passes = 0;
+  double seconds_projection = 0;
 };
 
 // m neighbours for each local row, sorted ascending by (dist, global index).

@@ -16,7 +16,8 @@ namespace lsgl {
 using AttrValue = std::variant<double, std::int64_t, std::string>;
 using Attributes = std::vector<std::pair<std::string, AttrValue>>;
 
-// Collective. Sets the attributes on `obj` (a group, a dataset or "/").
+// Collective. Sets rank 0's attributes on `obj` (a group, a dataset or "/"): every rank writes
+// the same values, whatever it passed (HDF5 needs identical metadata from every rank).
 void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs);
 
 // Collective. The provenance of an output: lsgl_version, git_commit, command_line,

@@ -24,8 +24,9 @@ Mat solve_spd(const Mat& A, double ridge, const Mat& B);
 
 // The eigenvectors of the `count` largest eigenvalues of symmetric A, as the columns of an
 // A.rows x count matrix (largest first); each column's entry of largest magnitude is made
-// positive, so the result is unique for distinct eigenvalues.
-Mat top_eigenvectors(const Mat& A, std::int64_t count);
+// positive, so the result is unique for distinct eigenvalues. `values` (may be null) gets the
+// `count` largest eigenvalues, largest first.
+Mat top_eigenvectors(const Mat& A, std::int64_t count, std::vector<double>* values = nullptr);
 
 // Largest eigenvalue of symmetric A.
 double largest_eigenvalue(const Mat& A);
