@@ -30,11 +30,11 @@ void validate(MPI_Comm comm, const DensestOptions& o) {
   collective_check(comm, !o.sizes.empty(), "--size is required");
   for (auto k : o.sizes)
     collective_check(comm, k >= 1, "--size must be at least 1 (got " + std::to_string(k) + ")");
-  const std::vector<std::string> methods = {"dpcd", "peel", "ravi", "feige", "tpower"};
+  const std::vector<std::string>& methods = densest_methods();
   collective_check(comm, !o.methods.empty(), "--method is empty");
   for (const auto& m : o.methods)
     collective_check(comm, std::find(methods.begin(), methods.end(), m) != methods.end(),
-                     "unknown --method '" + m + "' (dpcd, peel, ravi, feige or tpower)");
+                     "unknown --method '" + m + "' (" + join(methods) + ")");
   collective_check(comm, o.output.empty() || o.sizes.size() * o.methods.size() == 1,
                    "--output needs a single --size and a single --method");
   collective_check(comm, o.output_format == "hdf5" || o.output_format == "text",
@@ -51,12 +51,19 @@ void validate(MPI_Comm comm, const DensestOptions& o) {
     collective_check(comm, s == "degree" || s == "feige" || s == "peel" || s == "tpower",
                      "unknown --init '" + s + "' (degree, feige, peel, tpower, or a comma list)");
   collective_check(comm, o.dpcd.tpower_iterations >= 1, "--init-tpower-iter must be at least 1");
+  dpcd::check_options(comm, o.lp);
+  dpcd::check_options(comm, o.l2box);
+  dpcd::check_options(comm, o.mpec);
+}
+
+bool is_relaxation(const std::string& m) {
+  return m == "lp" || m == "l2box-admm" || m == "mpec-epm" || m == "mpec-adm";
 }
 
 // The method's parameters, as attributes of /subgraph.
 Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
   Attributes a;
-  if (o.method == "dpcd") {
+  if (o.method == "dpcd" || o.method == "dpcd-0") {
     const auto& d = o.dpcd.dpcd;
     a = {{"init", s.init_used},
          {"init_candidates", join(o.dpcd.init)},
@@ -89,6 +96,38 @@ Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
   } else if (o.method == "peel") {
     a = {{"peel_queue", std::string("gathered on rank 0; bucket queue (equal weights) or "
                                     "binary heap (weighted)")}};
+  } else if (o.method == "lp") {
+    a = {{"max_iter", static_cast<std::int64_t>(o.lp.max_iterations)}, {"tol", o.lp.tol}};
+  } else if (o.method == "l2box-admm") {
+    const auto& l = o.l2box;
+    a = {{"rho", l.rho},
+         {"rho_growth", l.rho_growth},
+         {"rho_every", static_cast<std::int64_t>(l.rho_every)},
+         {"gamma", l.gamma},
+         {"gamma_factor", l.gamma_factor},
+         {"max_iter", static_cast<std::int64_t>(l.max_iterations)},
+         {"stop", l.stop},
+         {"std_tol", l.std_tol},
+         {"history", static_cast<std::int64_t>(l.history)},
+         {"cg_tol", l.cg_tol},
+         {"cg_max_iter", static_cast<std::int64_t>(l.cg_max_iterations)}};
+  } else if (o.method == "mpec-epm" || o.method == "mpec-adm") {
+    const auto& m = o.mpec;
+    a = {{"rho", m.rho},
+         {"growth", m.growth},
+         {"every", static_cast<std::int64_t>(m.every)},
+         {"max_iter", static_cast<std::int64_t>(m.max_iterations)},
+         {"inner_iter", static_cast<std::int64_t>(m.inner_iterations)},
+         {"inner_tol", m.inner_tol},
+         {"gap_tol", m.gap_tol}};
+  }
+  if (is_relaxation(o.method)) {
+    a.push_back({"iterations", static_cast<std::int64_t>(s.iterations)});
+    a.push_back({"converged", static_cast<std::int64_t>(s.converged)});
+    a.push_back({"inner_iterations", s.inner});
+    a.push_back({"products", s.products});
+    a.push_back({"start", std::string("x = P(k d / sum d), d the weighted degrees; rounded to "
+                                      "the k largest entries")});
   }
   return a;
 }
@@ -113,7 +152,10 @@ void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
                         {"weight_inside", s.stats.weight_inside},
                         {"method", o.method},
                         {"seconds", s.seconds},
-                        {"objective_definition", std::string("x^T W x after each iteration")}};
+                        {"objective_definition",
+                         std::string(is_relaxation(o.method)
+                                         ? "x^T W x of the continuous x after each iteration"
+                                         : "x^T W x after each iteration")}};
     for (auto& p : method_parameters(o, s)) attrs.push_back(p);
     set_attributes(f, "/subgraph", attrs);
     set_attributes(f, "/",
@@ -145,6 +187,49 @@ void write_members(MPI_Comm comm, const DensestOptions& o, const DensestSummary&
 
 }  // namespace
 
+const std::vector<std::string>& densest_methods() {
+  static const std::vector<std::string> methods = {"dpcd", "dpcd-0", "peel",     "ravi",
+                                                   "feige", "tpower", "lp",     "l2box-admm",
+                                                   "mpec-epm", "mpec-adm"};
+  return methods;
+}
+
+namespace {
+
+// DPCD or DPCD-0 (no neighbourhood search) from the initial set(s).
+void run_dpcd(const dpcd::FixedPointGraph& g, const DensestOptions& o,
+              const std::vector<std::int64_t>& init, DensestSummary& s) {
+  using namespace dpcd;
+  DensestDpcdOptions d = o.dpcd;
+  if (o.method == "dpcd-0") {
+    d.dpcd.ns_every = 0;
+    d.dpcd.ns_at_stagnation = false;
+  }
+  // from_each: the initial sets are computed here, each followed by its DPCD run.
+  DensestDpcdResult r = d.from_each ? dpcd_densest(g, o.k, d) : dpcd_from(g, init, d.dpcd);
+  if (d.from_each) s.init_used = r.init_used;
+  s.members = std::move(r.members);
+  s.objective = std::move(r.report.objective);
+  s.iterations = r.report.iterations;
+  s.converged = r.report.converged;
+}
+
+void run_relaxation(const dpcd::FixedPointGraph& g, const DensestOptions& o, DensestSummary& s) {
+  dpcd::RelaxationResult r;
+  if (o.method == "lp") r = dpcd::lp_relaxation(g, o.k, o.lp);
+  else if (o.method == "l2box-admm") r = dpcd::l2box_admm(g, o.k, o.l2box);
+  else if (o.method == "mpec-epm") r = dpcd::mpec_epm(g, o.k, o.mpec);
+  else r = dpcd::mpec_adm(g, o.k, o.mpec);
+  s.members = std::move(r.members);
+  s.objective = std::move(r.objective);
+  s.iterations = r.iterations;
+  s.converged = r.converged;
+  s.inner = r.inner;
+  s.products = r.products;
+}
+
+}  // namespace
+
 DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& o) {
   using namespace dpcd;
   MPI_Comm comm = g.comm;
@@ -152,8 +237,9 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
   s.method = o.method;
   std::vector<std::int64_t> init;
   const bool talk = comm_rank(comm) == 0 && !o.quiet;
+  const bool dpcd = o.method == "dpcd" || o.method == "dpcd-0";
   s.t_init = timed_phase(comm, "init", talk, [&] {
-    if (o.method == "dpcd" && !o.dpcd.from_each) {
+    if (dpcd && !o.dpcd.from_each) {
       double d = 0.0;
       init = best_initial_set(g, o.k, o.dpcd.init, o.dpcd.tpower_iterations, &s.init_used, &d);
     } else if (o.method == "tpower") {
@@ -161,23 +247,17 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
       s.init_used = "degree";
     }
   });
-  if (talk && o.method == "dpcd" && !o.dpcd.from_each)
-    std::printf("  initial set: %s (%s of %s)\n", s.init_used.c_str(),
-                o.dpcd.from_each ? "DPCD run from each, best result" : "densest",
+  if (talk && dpcd && !o.dpcd.from_each)
+    std::printf("  initial set: %s (densest of %s)\n", s.init_used.c_str(),
                 join(o.dpcd.init).c_str());
   s.t_optimise = timed_phase(comm, "optimise", talk, [&] {
-    if (o.method == "dpcd") {
-      // from_each: the initial sets are computed here, each followed by its DPCD run.
-      DensestDpcdResult r = o.dpcd.from_each ? dpcd_densest(g, o.k, o.dpcd)
-                                             : dpcd_from(g, init, o.dpcd.dpcd);
-      if (o.dpcd.from_each) s.init_used = r.init_used;
-      s.members = std::move(r.members);
-      s.objective = std::move(r.report.objective);
-      s.iterations = r.report.iterations;
-      s.converged = r.report.converged;
+    if (dpcd) {
+      run_dpcd(g, o, init, s);
     } else if (o.method == "tpower") {
       s.members = tpower(g, o.k, init, o.tpower_max_iterations, &s.objective, &s.iterations);
       s.converged = s.iterations < o.tpower_max_iterations;
+    } else if (is_relaxation(o.method)) {
+      run_relaxation(g, o, s);
     } else {
       if (o.method == "peel") s.members = peel(g, o.k);
       else if (o.method == "ravi") s.members = ravi(g, o.k);
@@ -228,15 +308,17 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
         });
       }
       if (comm_rank(comm) == 0) {
-        const std::string init =
-            o.method == "dpcd" && !s.init_used.empty() ? " (init " + s.init_used + ")" : "";
+        const bool dpcd = o.method == "dpcd" || o.method == "dpcd-0";
+        const std::string init = dpcd && !s.init_used.empty() ? " (init " + s.init_used + ")" : "";
         std::printf("densest: method %s%s, k %lld, density %.6g, edges inside %lld, weight "
                     "inside %.6g, %.3f s",
                     o.method.c_str(), init.c_str(), static_cast<long long>(s.stats.k),
                     s.stats.density, static_cast<long long>(s.stats.edges_inside),
                     s.stats.weight_inside, s.seconds);
-        if (o.method == "dpcd" || o.method == "tpower")
+        if (dpcd || o.method == "tpower" || is_relaxation(o.method))
           std::printf(", %d iterations%s", s.iterations, s.converged ? " (converged)" : "");
+        if (is_relaxation(o.method))
+          std::printf(", %lld products W x", static_cast<long long>(s.products));
         std::printf("\n");
         std::fflush(stdout);
       }
