@@ -52,7 +52,7 @@ struct DensestSummary {
   GraphInputReport input;
 };
 
-// The methods of `lsgl densest --method`, in the order of the documentation.
+// Local. The methods of `lsgl densest --method`, in the order of the documentation.
 const std::vector<std::string>& densest_methods();
 
 // Collective. Reads the graph, runs every (size, method) pair, writes the output for a single
