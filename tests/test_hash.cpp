@@ -1,14 +1,17 @@
 // Hashing: the B-step objective and its flips against brute force, monotone DPCD B-steps, the
 // DCC and DPCD fixed points, the W-step against its closed form (the dense helpers behind it
 // are tested in test_util), reproducible sums,
-// MAP and Precision@k against a direct implementation and a hand-checked example, and the same
-// codes and model on any number of ranks.
+// MAP and Precision@k against a direct implementation and a hand-checked example, the same
+// codes and model on any number of ranks; the other B-step solvers of [DPCD]'s Table 4 (sgm, lp,
+// l2box-admm, mpec-epm) against serial implementations written here and each lowering the SDH
+// loss from the same start; FSDH's W-step and closed-form fixed point.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
+#include "lsgl/hash/bstep_baselines.hpp"
 #include "lsgl/hash/chunked.hpp"
 #include "lsgl/hash/codes_problem.hpp"
 #include "lsgl/hash/features.hpp"
@@ -76,6 +79,15 @@ struct SmallProblem {
   }
   std::vector<std::int8_t> gather(MPI_Comm comm, const std::vector<std::int8_t>& local) const {
     return allgather_items(comm, local);
+  }
+  // This rank's rows of c and of the start codes b0.
+  std::vector<double> local_c(MPI_Comm comm, const SampleBlocks& bl) const {
+    const int rank = comm_rank(comm);
+    return {c.begin() + bl.begin(rank) * r, c.begin() + bl.end(rank) * r};
+  }
+  std::vector<std::int8_t> local_b0(MPI_Comm comm, const SampleBlocks& bl) const {
+    const int rank = comm_rank(comm);
+    return {b0.begin() + bl.begin(rank) * r, b0.begin() + bl.end(rank) * r};
   }
 };
 
@@ -484,6 +496,307 @@ TEST(Train, SupervisedCodesSeparateTheClasses) {
       (labels[i] == labels[j] ? ns : nd) += 1;
     }
   EXPECT_LT(same / ns, 0.5 * (diff / nd));
+}
+
+// ------------------------------------------------------------------ the baselines' B-steps
+
+// Serial implementations of the B-step baselines, written from bstep_baselines.hpp with plain
+// loops and sums over all samples in order (the library uses BLAS and reproducible sums).
+struct SerialBSteps {
+  const SmallProblem& sp;
+  double ab(const std::vector<double>& x, std::int64_t s, int k) const {
+    double v = 0;
+    for (int l = 0; l < sp.r; ++l) v += sp.A(k, l) * x[s * sp.r + l];
+    return v;
+  }
+  double value(const std::vector<double>& x) const {  // sum x^T A x - 2 c^T x
+    double f = 0;
+    for (std::int64_t s = 0; s < sp.n; ++s)
+      for (int k = 0; k < sp.r; ++k) f += x[s * sp.r + k] * (ab(x, s, k) - 2 * sp.c[s * sp.r + k]);
+    return f;
+  }
+  double lambda_max() const {  // power iteration on A (positive semidefinite)
+    std::vector<double> v(sp.r, 1.0), w(sp.r);
+    double lam = 0;
+    for (int it = 0; it < 3000; ++it) {
+      double norm = 0;
+      for (int k = 0; k < sp.r; ++k) {
+        w[k] = 0;
+        for (int l = 0; l < sp.r; ++l) w[k] += sp.A(k, l) * v[l];
+        norm += w[k] * w[k];
+      }
+      norm = std::sqrt(norm);
+      lam = norm;
+      for (int k = 0; k < sp.r; ++k) v[k] = w[k] / norm;
+    }
+    return lam;
+  }
+  static std::int8_t sgn(double v, std::int8_t old) { return v > 0 ? 1 : v < 0 ? -1 : old; }
+  std::vector<std::int8_t> sgm(std::vector<std::int8_t> b, int iterations) const {
+    for (int it = 0; it < iterations; ++it) {
+      const std::vector<double> x(b.begin(), b.end());
+      for (std::int64_t s = 0; s < sp.n; ++s)
+        for (int k = 0; k < sp.r; ++k)
+          b[s * sp.r + k] = sgn(sp.c[s * sp.r + k] - ab(x, s, k), b[s * sp.r + k]);
+    }
+    return b;
+  }
+  std::vector<std::int8_t> lp(std::vector<std::int8_t> b, int iterations, double tol) const {
+    const double L = 2 * lambda_max();
+    std::vector<double> x(b.begin(), b.end());
+    double f = value(x);
+    for (int it = 0; it < iterations; ++it) {
+      const std::vector<double> y = x;
+      for (std::int64_t s = 0; s < sp.n; ++s)
+        for (int k = 0; k < sp.r; ++k) {
+          const std::int64_t e = s * sp.r + k;
+          x[e] = std::clamp(y[e] - 2 * (ab(y, s, k) - sp.c[e]) / L, -1.0, 1.0);
+        }
+      const double next = value(x);
+      const bool done = !(f - next > tol * std::fabs(next));
+      f = next;
+      if (done) break;
+    }
+    for (std::size_t e = 0; e < b.size(); ++e) b[e] = sgn(x[e], b[e]);
+    return b;
+  }
+  std::vector<std::int8_t> mpec(std::vector<std::int8_t> b, const dpcd::MpecOptions& o) const {
+    const double L = 2 * lambda_max(), N = static_cast<double>(sp.n * sp.r);
+    std::vector<double> x(b.size(), 0.0), v(b.size(), 0.0);
+    double rho = o.rho;
+    for (int it = 1; it <= o.max_iterations; ++it) {
+      for (int t = 0; t < o.inner_iterations; ++t) {
+        const std::vector<double> y = x;
+        for (std::int64_t s = 0; s < sp.n; ++s)
+          for (int k = 0; k < sp.r; ++k) {
+            const std::int64_t e = s * sp.r + k;
+            x[e] = std::clamp(y[e] - (2 * (ab(y, s, k) - sp.c[e]) - rho * v[e]) / L, -1.0, 1.0);
+          }
+      }
+      double nn = 0;
+      for (double a : x) nn += a * a;
+      for (std::size_t e = 0; e < x.size(); ++e) v[e] = std::sqrt(N / nn) * x[e];
+      if (N - std::sqrt(N * nn) <= o.gap_tol) break;
+      if (it % o.every == 0) rho *= o.growth;
+    }
+    for (std::size_t e = 0; e < b.size(); ++e) b[e] = sgn(x[e], b[e]);
+    return b;
+  }
+};
+
+SmallProblem baseline_problem() {
+  SmallProblem sp(31, 8, 64);
+  // Scale the loss up so that the penalties' defaults (rho = 0.01 and 25) act within a few
+  // dozen iterations on this small problem.
+  for (auto& v : sp.W.a) v *= 3;
+  sp.A = gram_of(sp.W);
+  for (std::int64_t s = 0; s < sp.n; ++s)
+    for (int k = 0; k < sp.r; ++k) sp.c[s * sp.r + k] *= 3;
+  return sp;
+}
+
+// lp, l2box-admm and mpec-epm lower the loss from the same random start; sgm does not.
+TEST(BStepBaselines, EachLowersTheSdhLossFromTheSameStart) {
+  const SmallProblem sp = baseline_problem();
+  const SampleBlocks bl = sp.blocks(world());
+  const std::vector<double> cl = sp.local_c(world(), bl);
+  const CodeObjective f{world(), &bl, sp.r, &sp.A, &sp.W, &cl};
+  const double start = sp.direct(sp.b0);
+  for (BSolver solver : {BSolver::kSgm, BSolver::kLp, BSolver::kL2box, BSolver::kMpecEpm}) {
+    std::vector<std::int8_t> b = sp.local_b0(world(), bl);
+    int its = 0;
+    if (solver == BSolver::kSgm) its = sgm_bstep(f, b, 20);
+    if (solver == BSolver::kLp) its = lp_bstep(f, b, dpcd::LpOptions{});
+    if (solver == BSolver::kL2box) {
+      dpcd::L2boxOptions o;
+      o.std_tol = 1e-5;
+      its = l2box_bstep(f, b, o);
+    }
+    if (solver == BSolver::kMpecEpm) its = mpec_epm_bstep(f, b, dpcd::MpecOptions{});
+    const std::vector<std::int8_t> all = sp.gather(world(), b);
+    for (auto v : all) ASSERT_TRUE(v == 1 || v == -1);
+    EXPECT_GE(its, 1) << to_string(solver);
+    if (solver == BSolver::kSgm) {
+      // [DPCD] Lemma 1: flipping every bit the linear surrogate wants is not a descent method
+      // for this loss (A = W W^T couples the bits); here it ends above the start. Kept as
+      // published, and reported as such in docs/hash.md.
+      EXPECT_GT(sp.direct(all), start) << "sgm became monotone: update docs/hash.md";
+    } else {
+      EXPECT_LT(sp.direct(all), start - 1.0) << to_string(solver);
+    }
+  }
+}
+
+TEST(BStepBaselines, MatchSerialImplementations) {
+  const SmallProblem sp = baseline_problem();
+  const SerialBSteps ref{sp};
+  const SampleBlocks bl = sp.blocks(world());
+  const std::vector<double> cl = sp.local_c(world(), bl);
+  auto local = [&] { return sp.local_b0(world(), bl); };
+  // With and without the factor W of A = W W^T.
+  for (const Mat* factor : {&sp.W, static_cast<const Mat*>(nullptr)}) {
+    const CodeObjective f{world(), &bl, sp.r, &sp.A, factor, &cl};
+    std::vector<std::int8_t> b = local();
+    const int its = sgm_bstep(f, b, 7);
+    EXPECT_EQ(sp.gather(world(), b), ref.sgm(sp.b0, its));
+    b = local();
+    dpcd::LpOptions lp;
+    lp.max_iterations = 40;
+    lp_bstep(f, b, lp);
+    EXPECT_EQ(sp.gather(world(), b), ref.lp(sp.b0, 40, lp.tol));
+    b = local();
+    dpcd::MpecOptions mp;
+    mp.max_iterations = 25;
+    mpec_epm_bstep(f, b, mp);
+    EXPECT_EQ(sp.gather(world(), b), ref.mpec(sp.b0, mp));
+  }
+}
+
+TEST(BStepBaselines, L2boxKeepsTheBestBinaryPointAndMatchesItsAdmmSteps) {
+  // From the centre, the first x-update solves (8A + 2 rho I) x = 2 rho / 2 + 4 (A 1 + c): the
+  // binary point x >= 1/2 of that is kept when it beats the start; a run of one iteration
+  // returns exactly it or the start.
+  const SmallProblem sp = baseline_problem();
+  const SampleBlocks bl = sp.blocks(world());
+  const std::vector<double> cl = sp.local_c(world(), bl);
+  const CodeObjective f{world(), &bl, sp.r, &sp.A, &sp.W, &cl};
+  dpcd::L2boxOptions o;
+  o.max_iterations = 1;
+  std::vector<std::int8_t> b = sp.local_b0(world(), bl);
+  l2box_bstep(f, b, o);
+  // The serial first step: y1 = y2 = 1/2, z = 0, so x = (8A + 2 rho I)^{-1} (rho + 4 (A 1 + c)).
+  const int r = sp.r;
+  Mat M(r, r);
+  for (int k = 0; k < r; ++k)
+    for (int l = 0; l < r; ++l) M(k, l) = 8 * sp.A(k, l) + (k == l ? 2 * o.rho : 0.0);
+  std::vector<std::int8_t> want(sp.b0.size());
+  for (std::int64_t s = 0; s < sp.n; ++s) {
+    // Gaussian elimination with partial pivoting on [M | rhs].
+    Mat aug(r, r + 1);
+    for (int k = 0; k < r; ++k) {
+      double a1 = 0;
+      for (int l = 0; l < r; ++l) a1 += sp.A(k, l);
+      for (int l = 0; l < r; ++l) aug(k, l) = M(k, l);
+      aug(k, r) = o.rho + 4 * (a1 + sp.c[s * r + k]);
+    }
+    for (int col = 0; col < r; ++col) {
+      int piv = col;
+      for (int row = col + 1; row < r; ++row)
+        if (std::fabs(aug(row, col)) > std::fabs(aug(piv, col))) piv = row;
+      for (int j = 0; j <= r; ++j) std::swap(aug(col, j), aug(piv, j));
+      for (int row = col + 1; row < r; ++row) {
+        const double m = aug(row, col) / aug(col, col);
+        for (int j = col; j <= r; ++j) aug(row, j) -= m * aug(col, j);
+      }
+    }
+    std::vector<double> x(r);
+    for (int k = r - 1; k >= 0; --k) {
+      double v = aug(k, r);
+      for (int j = k + 1; j < r; ++j) v -= aug(k, j) * x[j];
+      x[k] = v / aug(k, k);
+    }
+    for (int k = 0; k < r; ++k) want[s * r + k] = x[k] >= 0.5 ? 1 : -1;
+  }
+  const std::vector<std::int8_t> got = sp.gather(world(), b);
+  if (sp.direct(want) <= sp.direct(sp.b0)) {
+    EXPECT_EQ(got, want);
+  } else {
+    EXPECT_EQ(got, sp.b0);
+  }
+}
+
+TEST(BStepBaselines, TrainingGivesTheSameCodesOnAnyNumberOfRanks) {
+  MPI_Comm solo = MPI_COMM_NULL;
+  MPI_Comm_split(world(), comm_rank(world()) == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+  for (auto [loss, solver] :
+       {std::pair{Loss::kSdh, BSolver::kSgm}, std::pair{Loss::kSdh, BSolver::kLp},
+        std::pair{Loss::kSdh, BSolver::kL2box}, std::pair{Loss::kSdh, BSolver::kMpecEpm},
+        std::pair{Loss::kFsdh, BSolver::kDpcd}, std::pair{Loss::kFsdh, BSolver::kSign}}) {
+    TrainOptions o;
+    o.bits = 9;
+    o.loss = loss;
+    o.solver = solver;
+    o.features = FeatureKind::kRaw;
+    o.alternations = 3;
+    o.l2box.max_iterations = 60;
+    o.mpec.max_iterations = 40;
+    o.chunk = 16;
+    const Trained all = train_on(world(), o);
+    for (auto v : all.learned) ASSERT_TRUE(v == 1 || v == -1);
+    if (solo != MPI_COMM_NULL) {
+      const Trained one = train_on(solo, o);
+      EXPECT_EQ(one.learned, all.learned) << to_string(loss) << " " << to_string(solver);
+      EXPECT_EQ(one.model.P.a, all.model.P.a) << to_string(solver);
+      EXPECT_EQ(one.objective, all.objective) << to_string(solver);
+    }
+  }
+  if (solo != MPI_COMM_NULL) MPI_Comm_free(&solo);
+}
+
+TEST(Fsdh, WStepSolvesItsNormalEquations) {
+  // (Y Y^T + lambda I) W = Y B^T for one-hot Y (c x n) and random codes B (r x n).
+  const int classes = 4, r = 5;
+  const std::int64_t n = 50;
+  std::mt19937_64 rng(7);
+  std::vector<int> y(n);
+  Mat B(r, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    y[i] = static_cast<int>(rng() % classes);
+    for (int k = 0; k < r; ++k) B(k, i) = (rng() & 1) ? 1.0 : -1.0;
+  }
+  std::vector<std::int64_t> counts(classes, 0);
+  Mat YBt(classes, r);
+  for (std::int64_t i = 0; i < n; ++i) {
+    ++counts[y[i]];
+    for (int k = 0; k < r; ++k) YBt(y[i], k) += B(k, i);
+  }
+  const double lambda = 0.7;
+  const Mat W = fsdh_w_step(counts, YBt, lambda);
+  ASSERT_EQ(W.rows, classes);
+  ASSERT_EQ(W.cols, r);
+  // Residual of the normal equations, with Y Y^T formed from the samples.
+  for (int j = 0; j < classes; ++j)
+    for (int k = 0; k < r; ++k) {
+      double lhs = lambda * W(j, k), rhs = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        if (y[i] != j) continue;
+        for (int jj = 0; jj < classes; ++jj) lhs += (y[i] == jj ? 1.0 : 0.0) * W(jj, k);
+        rhs += B(k, i);
+      }
+      EXPECT_NEAR(lhs, rhs, 1e-12);
+    }
+}
+
+TEST(Fsdh, ClosedFormFixedPoint) {
+  // With nu = 0 the closed-form B-step is b_i = sgn(W^T y_i) (a zero gives +1): after it the
+  // codes are one per class, the next W-step gives W_j = n_j / (n_j + lambda) b_j, and the loss
+  // is sum_j r n_j lambda / (n_j + lambda), whatever the start. (DPCD reaches sgn(c) wherever
+  // c != 0, ItqBStepReachesTheSign; where a class's random start codes sum to 0 it keeps them.)
+  TrainOptions o;
+  o.bits = 7;
+  o.loss = Loss::kFsdh;
+  o.solver = BSolver::kSign;
+  o.features = FeatureKind::kRaw;
+  o.nu = 0.0;
+  o.beta = 2.0;
+  o.alternations = 3;
+  o.chunk = 16;
+  const Trained t = train_on(world(), o);
+  const SampleBlocks bl{240, 16, 1};
+  std::vector<std::int32_t> labels;
+  labelled_rows(MPI_COMM_SELF, bl, &labels);
+  std::vector<double> count(3, 0.0);
+  for (auto l : labels) count[l] += 1;
+  double want = 0;
+  for (double nj : count) want += o.bits * nj * o.beta / (nj + o.beta);
+  ASSERT_EQ(t.objective.size(), 3u);
+  EXPECT_NEAR(t.objective[1], want, 1e-9 * want);
+  EXPECT_NEAR(t.objective[2], want, 1e-9 * want);
+  for (std::int64_t i = 0; i < 240; ++i)
+    for (std::int64_t j = 0; j < 240; ++j)
+      if (labels[i] == labels[j])
+        for (int k = 0; k < o.bits; ++k)
+          ASSERT_EQ(t.learned[i * o.bits + k], t.learned[j * o.bits + k]);
 }
 
 }  // namespace

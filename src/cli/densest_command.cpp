@@ -6,8 +6,10 @@
 #include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/densest.hpp"
 #include "lsgl/util/error.hpp"
+#include "option_owners.hpp"
 #include "options.hpp"
 #include "printing_monitor.hpp"
+#include "relaxation_options.hpp"
 
 namespace lsgl::cli {
 
@@ -17,6 +19,27 @@ namespace {
 enum class InitMode { kBest, kEach };
 constexpr Named<InitMode> kInitModeNames[] = {{InitMode::kBest, "best"}, {InitMode::kEach, "each"}};
 constexpr const auto& names(InitMode) { return kInitModeNames; }
+
+// The methods that read each method-specific option.
+const std::vector<OptionOwner<DensestMethod>>& option_owners() {
+  using M = DensestMethod;
+  static const std::vector<OptionOwner<M>> owners = {
+      {{"init", "init-tpower-iter", "init-mode", "thresholds", "alpha1", "alpha2", "eps", "centre",
+        "threshold-scope", "fallback", "max-iter", "max-flips"},
+       {M::kDpcd, M::kDpcd0}},
+      {{"ns-every", "ns-m", "ns-pool", "ns-exhaustive-limit", "ns-samples", "ns-plateau", "seed"},
+       {M::kDpcd}},
+      {{"tpower-max-iter"}, {M::kTpower}},
+      {{"lp-max-iter", "lp-tol"}, {M::kLp}},
+      {{"l2box-rho", "l2box-rho-growth", "l2box-rho-every", "l2box-gamma", "l2box-gamma-factor",
+        "l2box-max-iter", "l2box-stop", "l2box-std-tol", "l2box-history", "l2box-cg-tol",
+        "l2box-cg-max-iter"},
+       {M::kL2box}},
+      {{"mpec-rho", "mpec-growth", "mpec-every", "mpec-max-iter", "mpec-inner-iter",
+        "mpec-inner-tol", "mpec-tol"},
+       {M::kMpecEpm, M::kMpecAdm}}};
+  return owners;
+}
 
 }  // namespace
 
@@ -35,9 +58,12 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("size", po::value(&sizes), "k: the number of nodes of the subgraph (a comma list runs "
        "each size on the graph read once; then no --output)")
       ("method", po::value(&methods)->default_value("dpcd"),
-       "dpcd (discrete principal coordinate descent), peel (greedy peeling), ravi (greedy "
-       "growth from the heaviest edge), feige (top k/2 by degree plus best outsiders) or tpower "
-       "(truncated power method); a comma list runs each")
+       "dpcd (discrete principal coordinate descent), dpcd-0 (DPCD without the neighbourhood "
+       "search), peel (greedy peeling), ravi (greedy growth from the heaviest edge), feige (top "
+       "k/2 by degree plus best outsiders), tpower (truncated power method), lp (continuous "
+       "relaxation, projected gradient), l2box-admm (Wu & Ghanem's lp-box ADMM), mpec-epm or "
+       "mpec-adm (Yuan & Ghanem's MPEC exact penalty or alternating direction method); a comma "
+       "list runs each")
       ("output", po::value(&o.output), "output file (written atomically)")
       ("output-format", po::value(&output_format)->default_value("hdf5"),
        "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per line)")
@@ -91,12 +117,14 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "tpower: iteration cap")
       ("seed", po::value(&seed)->default_value(1), "random seed (neighbourhood sampling)")
       ("quiet", po::bool_switch(&quiet), "print only the summary line and errors");
+  add_relaxation_options(desc, o.lp, o.l2box, o.mpec, RelaxationCommand::kDensest);
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {
     print_help(comm,
                "usage: [mpirun -n P] lsgl densest --graph G --size k [--method "
-               "dpcd|peel|ravi|feige|tpower] [--output out.h5] [options]\n"
+               "dpcd|dpcd-0|peel|ravi|feige|tpower|lp|l2box-admm|mpec-epm|mpec-adm] [--output "
+               "out.h5] [options]\n"
                "\nFinds k nodes with a large x^T W x (dense k-subgraph); reports density = "
                "x^T W x / k = 2 * inside weight / k.\n",
                desc);
@@ -127,6 +155,7 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
         throw std::invalid_argument("--size: '" + item + "' is not an integer");
       o.sizes.push_back(v);
     }
+    check_option_owners(p.vm, option_owners(), o.methods, "--method");
   });
   d.seed = static_cast<std::uint64_t>(seed);
   o.command_line = command_line;

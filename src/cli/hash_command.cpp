@@ -4,12 +4,32 @@
 #include "lsgl/pipeline/hash.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "option_owners.hpp"
 #include "options.hpp"
 #include "printing_monitor.hpp"
+#include "relaxation_options.hpp"
 
 namespace lsgl::cli {
 
 namespace {
+
+// The B-step solvers that read each solver-specific option of `hash train`.
+const std::vector<OptionOwner<hash::BSolver>>& train_option_owners() {
+  using S = hash::BSolver;
+  static const std::vector<OptionOwner<S>> owners = {
+      {{"max-iter", "thresholds", "one-per-code", "alpha1", "alpha2", "ns-every", "ns-m",
+        "balanced"},
+       {S::kDpcd}},
+      {{"dcc-sweeps"}, {S::kDcc}},
+      {{"sgm-max-iter"}, {S::kSgm}},
+      {{"lp-max-iter", "lp-tol"}, {S::kLp}},
+      {{"l2box-rho", "l2box-rho-growth", "l2box-rho-every", "l2box-gamma", "l2box-gamma-factor",
+        "l2box-max-iter", "l2box-stop", "l2box-std-tol", "l2box-history"},
+       {S::kL2box}},
+      {{"mpec-rho", "mpec-growth", "mpec-every", "mpec-max-iter", "mpec-inner-iter", "mpec-tol"},
+       {S::kMpecEpm}}};
+  return owners;
+}
 
 const char* kHashUsage =
     "usage: [mpirun -n P] lsgl hash <train|encode|eval> [options]\n"
@@ -44,28 +64,35 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
       ("output", po::value(&o.output), "model file to write (HDF5, written atomically)")
       ("bits", po::value(&t.bits)->default_value(t.bits), "code length r (1 to 1024)")
       ("loss", po::value(&loss)->default_value("sdh"),
-       "sdh (supervised: ||Y - W^T B||^2 + beta ||W||^2 + nu ||B - P^T phi||^2) or itq "
+       "sdh (supervised: ||Y - W^T B||^2 + beta ||W||^2 + nu ||B - P^T phi||^2), fsdh "
+       "(supervised, Gui et al.: ||B - W^T Y||^2 + beta ||W||^2 + nu ||B - P^T phi||^2) or itq "
        "(unsupervised: ||B - V R||^2, V the PCA projection, R a rotation)")
       ("solver", po::value(&solver)->default_value("dpcd"),
-       "B-step: dpcd (discrete principal coordinate descent), dcc (SDH's bit-by-bit cyclic "
-       "coordinate descent; sdh only) or sign (ITQ's sgn(V R); itq only)")
+       "B-step: dpcd (discrete principal coordinate descent; every loss); on sdh also dcc "
+       "(SDH's bit-by-bit cyclic coordinate descent), sgm (signed gradient), lp (box relaxation, "
+       "projected gradient, sign), l2box-admm (Wu & Ghanem's lp-box ADMM) or mpec-epm (Yuan & "
+       "Ghanem's exact penalty); on itq and fsdh also sign (the closed form sgn(c))")
       ("features", po::value(&features),
-       "rbf (exp(-||x - a||^2 / 2 sigma^2) over --anchors training samples; default for sdh) or "
-       "raw (the input columns; default for itq); centred either way")
+       "rbf (exp(-||x - a||^2 / 2 sigma^2) over --anchors training samples; default for sdh "
+       "and fsdh) or raw (the input columns; default for itq); centred either way")
       ("anchors", po::value(&t.anchors)->default_value(t.anchors), "rbf: number of anchors")
       ("alternations", po::value(&t.alternations)->default_value(t.alternations),
        "sdh: W-step / P-step / B-step rounds ([DPCD]: 5)")
       ("itq-iterations", po::value(&t.itq_iterations)->default_value(t.itq_iterations),
        "itq: B-step / rotation rounds")
-      ("beta", po::value(&t.beta)->default_value(t.beta), "sdh: ridge of the W-step")
+      ("beta", po::value(&t.beta)->default_value(t.beta),
+       "sdh, fsdh: ridge of the W-step (FSDH's lambda)")
       ("lambda", po::value(&t.lambda)->default_value(t.lambda), "ridge of the hash projection P")
       ("nu", po::value(&t.nu)->default_value(t.nu),
-       "sdh: weight of ||B - P^T phi||^2 in the B-step (SDH's 1e-5; 0 gives [DPCD]'s loss)")
+       "sdh, fsdh: weight of ||B - P^T phi||^2 in the B-step (SDH's 1e-5; 0 gives [DPCD]'s "
+       "loss)")
       ("balanced", po::bool_switch(&t.balanced),
        "dpcd, sdh: balanced codes: exactly half of all training bits are +1 (DPCD on the fixed "
        "count domain)")
       ("dcc-sweeps", po::value(&t.dcc_sweeps)->default_value(t.dcc_sweeps),
        "dcc: at most this many sweeps over the bits per B-step")
+      ("sgm-max-iter", po::value(&t.sgm_iterations)->default_value(t.sgm_iterations),
+       "sgm: at most this many sign updates per B-step")
       ("max-iter", po::value(&t.dpcd.max_iterations)->default_value(t.dpcd.max_iterations),
        "dpcd: principal-coordinate updates per B-step ([DPCD]: 20)")
       ("thresholds", po::value(&thresholds)->default_value("coordinate"),
@@ -89,12 +116,14 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
        "samples per chunk of the reproducible sums (the results do not depend on the number "
        "of ranks; ranks hold whole chunks)")
       ("quiet", po::bool_switch(&quiet), "print only the summary and errors");
+  add_relaxation_options(desc, t.lp, t.l2box, t.mpec, RelaxationCommand::kHash);
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
   if (p.help) {
     print_help(comm,
                "usage: [mpirun -n P] lsgl hash train --input X [--labels Y] --bits r --output "
-               "model.h5 [--loss sdh|itq] [--solver dpcd|dcc|sign] [--features rbf|raw]\n",
+               "model.h5 [--loss sdh|fsdh|itq] [--solver dpcd|dcc|sgm|lp|l2box-admm|mpec-epm|sign] "
+               "[--features rbf|raw]\n",
                desc);
     return 0;
   }
@@ -104,9 +133,10 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
     t.loss = parse_choice<hash::Loss>("loss", loss);
     t.solver = parse_choice<hash::BSolver>("solver", solver);
     t.features = features.empty()
-                     ? (t.loss == hash::Loss::kSdh ? hash::FeatureKind::kRbf
-                                                   : hash::FeatureKind::kRaw)
+                     ? (t.loss == hash::Loss::kItq ? hash::FeatureKind::kRaw
+                                                   : hash::FeatureKind::kRbf)
                      : parse_choice<hash::FeatureKind>("features", features);
+    check_option_owners(p.vm, train_option_owners(), {t.solver}, "--solver");
     t.dpcd.thresholds = parse_choice<dpcd::ThresholdRule>("thresholds", thresholds);
     if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
   });

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <utility>
 
+#include "lsgl/hash/bstep_baselines.hpp"
 #include "lsgl/hash/codes_problem.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/memory.hpp"
@@ -108,9 +110,15 @@ double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, 
       iterations = r.iterations;
     } else if (o.solver == BSolver::kDcc) {
       iterations = dcc_bstep(A, c, codes, o.bits, o.dcc_sweeps);
-    } else {
+    } else if (o.solver == BSolver::kSign) {
       sign_bstep(c, codes);
       iterations = 1;
+    } else {
+      const CodeObjective f{comm, &blocks, o.bits, &A, factor, &c};
+      if (o.solver == BSolver::kSgm) iterations = sgm_bstep(f, codes, o.sgm_iterations);
+      else if (o.solver == BSolver::kLp) iterations = lp_bstep(f, codes, o.lp);
+      else if (o.solver == BSolver::kL2box) iterations = l2box_bstep(f, codes, o.l2box);
+      else iterations = mpec_epm_bstep(f, codes, o.mpec);
     }
   }
   rep.bstep_iterations += allreduce_max(comm, iterations);
@@ -125,21 +133,33 @@ double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, 
 void validate(MPI_Comm comm, const TrainOptions& o, std::int64_t dim, int classes) {
   collective_check(comm, o.bits >= 1 && o.bits <= kMaxBits,
                    "--bits must be between 1 and " + std::to_string(kMaxBits));
-  collective_check(comm, !(o.solver == BSolver::kDcc && o.loss != Loss::kSdh),
-                   "--solver dcc (SDH's B-step) needs --loss sdh");
+  const bool sdh_only = o.solver == BSolver::kDcc || o.solver == BSolver::kSgm ||
+                        o.solver == BSolver::kLp || o.solver == BSolver::kL2box ||
+                        o.solver == BSolver::kMpecEpm;
+  collective_check(comm, !(sdh_only && o.loss != Loss::kSdh),
+                   "--solver " + to_string(o.solver) + " needs --loss sdh (the B-step solvers "
+                   "compared on SDH's loss)");
   collective_check(comm, !o.balanced || (o.solver == BSolver::kDpcd && o.loss == Loss::kSdh),
                    "--balanced needs --solver dpcd and --loss sdh (DPCD keeps the number of +1 "
                    "bits fixed)");
-  collective_check(comm, !(o.solver == BSolver::kSign && o.loss != Loss::kItq),
-                   "--solver sign (ITQ's B-step) needs --loss itq");
+  collective_check(comm, !(o.solver == BSolver::kSign && o.loss == Loss::kSdh),
+                   "--solver sign (the closed-form B-step of ITQ and FSDH) needs --loss itq or "
+                   "fsdh");
   collective_check(comm, o.loss != Loss::kItq || o.bits <= dim,
                    "--loss itq needs --bits <= the feature dimension (" + std::to_string(dim) +
                        ")");
-  collective_check(comm, o.loss != Loss::kSdh || classes >= 1, "--loss sdh needs labels");
+  collective_check(comm, o.loss == Loss::kItq || classes >= 1,
+                   "--loss " + to_string(o.loss) + " needs labels");
   collective_check(comm, o.beta > 0 && o.lambda > 0 && o.nu >= 0,
                    "need --beta > 0, --lambda > 0 and --nu >= 0");
   collective_check(comm, o.alternations >= 1 && o.itq_iterations >= 1 && o.dcc_sweeps >= 1,
                    "the iteration counts must be >= 1");
+  collective_check(comm, o.sgm_iterations >= 1,
+                   "--sgm-max-iter must be at least 1 (got " + std::to_string(o.sgm_iterations) +
+                       ")");
+  dpcd::check_options(comm, o.lp);
+  dpcd::check_options(comm, o.l2box);
+  dpcd::check_options(comm, o.mpec);
   collective_check(comm, o.dpcd.max_iterations >= 0 && o.dpcd.ns_every >= 0 && o.dpcd.ns_m >= 0,
                    "--max-iter, --ns-every and --ns-m must be >= 0");
   collective_check(comm, o.chunk >= 1 && o.chunk <= INT_MAX,
@@ -246,6 +266,64 @@ Model train_sdh(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<dou
   return m;
 }
 
+// FSDH (Gui et al. 2018): min ||B - W^T Y||^2 + lambda ||W||^2 + nu ||B - P^T phi||^2 by
+// alternating the P-step (the hash projection, [DPCD] eq. 19), the W-step (fsdh_w_step) and the
+// B-step on f(B) = sum_i -2 c_i^T b_i + f0, c_i = W^T y_i + nu P^T phi_i (A = 0: the closed form
+// is b_i = sgn(c_i), which DPCD reaches in one update).
+Model train_fsdh(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<double>& phi,
+                 std::int64_t dim, const std::vector<std::int32_t>& labels, int classes,
+                 const TrainOptions& o, TrainReport& rep, Model m) {
+  const int rank = comm_rank(comm), r = o.bits;
+  const std::int64_t first = blocks.begin(rank), local = blocks.end(rank) - first;
+  std::vector<std::int8_t> B = random_codes(comm, first, local, r, o.seed, false, blocks.n);
+  Mat gram;
+  {
+    Timer t(rep.t_pstep);
+    gram = sample_cross(comm, blocks, phi.data(), dim, phi.data(), dim, local);
+  }
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(classes), 0);
+  for (std::int64_t s = 0; s < local; ++s) ++counts[labels[s]];
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), classes, MPI_INT64_T, MPI_SUM, comm);
+  for (int it = 0; it < o.alternations; ++it) {
+    std::vector<double> F;
+    {
+      Timer t(rep.t_pstep);
+      F = times(phi, local, projection(comm, blocks, gram, phi, dim, B, r, o.lambda));
+    }
+    Mat W;
+    {
+      Timer t(rep.t_wstep);
+      std::vector<long long> yb(static_cast<std::size_t>(classes * r), 0);  // Y B^T, exact
+      for (std::int64_t s = 0; s < local; ++s)
+        for (int k = 0; k < r; ++k) yb[labels[s] * r + k] += B[s * r + k];
+      MPI_Allreduce(MPI_IN_PLACE, yb.data(), static_cast<int>(yb.size()), MPI_LONG_LONG, MPI_SUM,
+                    comm);
+      Mat YBt(classes, r);
+      for (std::size_t i = 0; i < yb.size(); ++i) YBt.a[i] = static_cast<double>(yb[i]);
+      W = fsdh_w_step(counts, YBt, o.beta);
+    }
+    // f0 = (1 + nu) n r + sum ||W^T y_i||^2 + nu sum ||F_i||^2 + lambda ||W||^2.
+    std::vector<double> c(static_cast<std::size_t>(local * r));
+    std::vector<double> norm2(static_cast<std::size_t>(local));
+    for (std::int64_t s = 0; s < local; ++s)
+      for (int k = 0; k < r; ++k) {
+        const double wy = W(labels[s], k), fk = F[s * r + k];
+        c[s * r + k] = wy + o.nu * fk;
+        norm2[s] += wy * wy + o.nu * fk * fk;
+      }
+    double f0 = (1.0 + o.nu) * static_cast<double>(blocks.n) * r + sample_sum(comm, blocks, norm2);
+    for (double v : W.a) f0 += o.beta * v * v;
+    const Mat A(r, r);
+    rep.objective.push_back(b_step(comm, blocks, o, A, nullptr, c, f0, B, rep));
+  }
+  {
+    Timer t(rep.t_pstep);
+    m.P = projection(comm, blocks, gram, phi, dim, B, r, o.lambda);
+  }
+  rep.codes = std::move(B);
+  return m;
+}
+
 Model train_itq(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<double>& phi,
                 std::int64_t dim, const TrainOptions& o, TrainReport& rep, Model m) {
   const int rank = comm_rank(comm), r = o.bits;
@@ -287,13 +365,21 @@ Model train_itq(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<dou
 
 Mat sdh_w_step(const Mat& BBt, const Mat& BYt, double beta) { return solve_spd(BBt, beta, BYt); }
 
+Mat fsdh_w_step(const std::vector<std::int64_t>& class_counts, const Mat& YBt, double lambda) {
+  Mat W = YBt;
+  for (std::int64_t j = 0; j < W.rows; ++j)
+    for (std::int64_t k = 0; k < W.cols; ++k)
+      W(j, k) /= static_cast<double>(class_counts[j]) + lambda;
+  return W;
+}
+
 Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
             const std::vector<std::int32_t>& labels, int classes, const TrainOptions& o,
             TrainReport* report) {
   TrainReport rep;
   const double t0 = MPI_Wtime();
   const std::int64_t dim_guess = o.features == FeatureKind::kRaw ? rows.d : o.anchors;
-  validate(comm, o, dim_guess, o.loss == Loss::kSdh ? classes : 1);
+  validate(comm, o, dim_guess, o.loss == Loss::kItq ? 1 : classes);
   check_sizes(comm, o, rows, dim_guess);
   Model m;
   m.bits = o.bits;
@@ -305,9 +391,12 @@ Model train(MPI_Comm comm, const SampleBlocks& blocks, const LocalRows& rows,
     m.features = fit_features(comm, blocks, rows, o.features, o.anchors, o.seed, &phi);
   }
   const std::int64_t dim = m.features.dim();
-  m = o.loss == Loss::kSdh
-          ? train_sdh(comm, blocks, phi, dim, labels, classes, o, rep, std::move(m))
-          : train_itq(comm, blocks, phi, dim, o, rep, std::move(m));
+  if (o.loss == Loss::kSdh)
+    m = train_sdh(comm, blocks, phi, dim, labels, classes, o, rep, std::move(m));
+  else if (o.loss == Loss::kFsdh)
+    m = train_fsdh(comm, blocks, phi, dim, labels, classes, o, rep, std::move(m));
+  else
+    m = train_itq(comm, blocks, phi, dim, o, rep, std::move(m));
   rep.t_total = MPI_Wtime() - t0;
   for (double* t : {&rep.t_features, &rep.t_bstep, &rep.t_wstep, &rep.t_pstep, &rep.t_total})
     *t = max_over_ranks(comm, *t);

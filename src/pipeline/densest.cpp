@@ -42,12 +42,22 @@ void validate(MPI_Comm comm, const DensestOptions& o) {
                    "need --ns-m >= 0, --ns-pool >= 1, --ns-every >= 0, --ns-samples >= 0");
   collective_check(comm, !o.dpcd.init.empty(), "--init needs at least one initial set");
   collective_check(comm, o.dpcd.tpower_iterations >= 1, "--init-tpower-iter must be at least 1");
+  dpcd::check_options(comm, o.lp);
+  dpcd::check_options(comm, o.l2box);
+  dpcd::check_options(comm, o.mpec);
+}
+
+bool is_dpcd(DensestMethod m) { return m == DensestMethod::kDpcd || m == DensestMethod::kDpcd0; }
+
+bool is_relaxation(DensestMethod m) {
+  return m == DensestMethod::kLp || m == DensestMethod::kL2box || m == DensestMethod::kMpecEpm ||
+         m == DensestMethod::kMpecAdm;
 }
 
 // The method's parameters, as attributes of /subgraph.
 Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
   Attributes a;
-  if (o.method == DensestMethod::kDpcd) {
+  if (is_dpcd(o.method)) {
     const auto& d = o.dpcd.dpcd;
     a = {{"init", s.init_used},
          {"init_candidates", join(o.dpcd.init)},
@@ -80,20 +90,54 @@ Attributes method_parameters(const DensestOptions& o, const DensestSummary& s) {
   } else if (o.method == DensestMethod::kPeel) {
     a = {{"peel_queue", std::string("gathered on rank 0; bucket queue (equal weights) or "
                                     "binary heap (weighted)")}};
+  } else if (o.method == DensestMethod::kLp) {
+    a = {{"max_iter", static_cast<std::int64_t>(o.lp.max_iterations)}, {"tol", o.lp.tol}};
+  } else if (o.method == DensestMethod::kL2box) {
+    const auto& l = o.l2box;
+    a = {{"rho", l.rho},
+         {"rho_growth", l.rho_growth},
+         {"rho_every", static_cast<std::int64_t>(l.rho_every)},
+         {"gamma", l.gamma},
+         {"gamma_factor", l.gamma_factor},
+         {"max_iter", static_cast<std::int64_t>(l.max_iterations)},
+         {"stop", l.stop},
+         {"std_tol", l.std_tol},
+         {"history", static_cast<std::int64_t>(l.history)},
+         {"cg_tol", l.cg_tol},
+         {"cg_max_iter", static_cast<std::int64_t>(l.cg_max_iterations)}};
+  } else if (o.method == DensestMethod::kMpecEpm || o.method == DensestMethod::kMpecAdm) {
+    const auto& m = o.mpec;
+    a = {{"rho", m.rho},
+         {"growth", m.growth},
+         {"every", static_cast<std::int64_t>(m.every)},
+         {"max_iter", static_cast<std::int64_t>(m.max_iterations)},
+         {"inner_iter", static_cast<std::int64_t>(m.inner_iterations)},
+         {"inner_tol", m.inner_tol},
+         {"gap_tol", m.gap_tol}};
+  }
+  if (is_relaxation(o.method)) {
+    a.push_back({"iterations", static_cast<std::int64_t>(s.iterations)});
+    a.push_back({"converged", static_cast<std::int64_t>(s.converged)});
+    a.push_back({"inner_iterations", s.inner});
+    a.push_back({"products", s.products});
+    a.push_back({"start", std::string("x = P(k d / sum d), d the weighted degrees; rounded to "
+                                      "the k largest entries")});
   }
   return a;
 }
 
 // The line that says what one (size, method) pair found.
 std::string summary_line(const DensestOptions& o, const DensestSummary& s) {
-  const bool dpcd = o.method == DensestMethod::kDpcd;
+  const bool dpcd = is_dpcd(o.method);
   const std::string init = dpcd && !s.init_used.empty() ? " (init " + s.init_used + ")" : "";
   std::string line = strprintf(
       "densest: method %s%s, k %lld, density %.6g, edges inside %lld, weight inside %.6g, %.3f s",
       name_of(o.method), init.c_str(), static_cast<long long>(s.stats.k), s.stats.density,
       static_cast<long long>(s.stats.edges_inside), s.stats.weight_inside, s.seconds);
-  if (dpcd || o.method == DensestMethod::kTpower)
+  if (dpcd || o.method == DensestMethod::kTpower || is_relaxation(o.method))
     line += strprintf(", %d iterations%s", s.iterations, s.converged ? " (converged)" : "");
+  if (is_relaxation(o.method))
+    line += strprintf(", %lld products W x", static_cast<long long>(s.products));
   return line;
 }
 
@@ -117,7 +161,10 @@ void write_hdf5(MPI_Comm comm, const DensestOptions& o, const DensestSummary& s)
                         {"weight_inside", s.stats.weight_inside},
                         {"method", to_string(o.method)},
                         {"seconds", s.seconds},
-                        {"objective_definition", std::string("x^T W x after each iteration")}};
+                        {"objective_definition",
+                         std::string(is_relaxation(o.method)
+                                         ? "x^T W x of the continuous x after each iteration"
+                                         : "x^T W x after each iteration")}};
     for (auto& p : method_parameters(o, s)) attrs.push_back(p);
     set_attributes(f, "/subgraph", attrs);
     set_attributes(f, "/",
@@ -150,6 +197,46 @@ void write_members(MPI_Comm comm, const DensestOptions& o, const DensestSummary&
 
 }  // namespace
 
+namespace {
+
+// DPCD or DPCD-0 (no neighbourhood search) from the initial set(s).
+void run_dpcd(const dpcd::FixedPointGraph& g, const DensestOptions& o,
+              const std::vector<std::int64_t>& init, DensestSummary& s) {
+  using namespace dpcd;
+  DensestDpcdOptions d = o.dpcd;
+  if (o.method == DensestMethod::kDpcd0) {
+    d.dpcd.ns_every = 0;
+    d.dpcd.ns_at_stagnation = false;
+  }
+  // from_each: the initial sets are computed here, each followed by its DPCD run.
+  DensestDpcdResult r = d.from_each ? dpcd_densest(g, o.k, d) : dpcd_from(g, init, d.dpcd);
+  if (d.from_each) s.init_used = r.init_used;
+  s.members = std::move(r.members);
+  s.objective = std::move(r.report.objective);
+  s.iterations = r.report.iterations;
+  s.converged = r.report.converged;
+}
+
+void run_relaxation(const dpcd::FixedPointGraph& g, const DensestOptions& o, DensestSummary& s) {
+  dpcd::RelaxationResult r;
+  if (o.method == DensestMethod::kLp)
+    r = dpcd::lp_relaxation(g, o.k, o.lp);
+  else if (o.method == DensestMethod::kL2box)
+    r = dpcd::l2box_admm(g, o.k, o.l2box);
+  else if (o.method == DensestMethod::kMpecEpm)
+    r = dpcd::mpec_epm(g, o.k, o.mpec);
+  else
+    r = dpcd::mpec_adm(g, o.k, o.mpec);
+  s.members = std::move(r.members);
+  s.objective = std::move(r.objective);
+  s.iterations = r.iterations;
+  s.converged = r.converged;
+  s.inner = r.inner;
+  s.products = r.products;
+}
+
+}  // namespace
+
 DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& o,
                           Monitor& monitor) {
   using namespace dpcd;
@@ -157,8 +244,9 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
   DensestSummary s;
   s.method = o.method;
   std::vector<std::int64_t> init;
+  const bool dpcd = is_dpcd(o.method);
   s.t_init = timed_phase(comm, "init", monitor, [&] {
-    if (o.method == DensestMethod::kDpcd && !o.dpcd.from_each) {
+    if (dpcd && !o.dpcd.from_each) {
       double d = 0.0;
       init = best_initial_set(g, o.k, o.dpcd.init, o.dpcd.tpower_iterations, &s.init_used, &d);
     } else if (o.method == DensestMethod::kTpower) {
@@ -166,24 +254,17 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
       s.init_used = to_string(InitialSet::kDegree);
     }
   });
-  if (o.method == DensestMethod::kDpcd && !o.dpcd.from_each)
-    monitor.message(MessageKind::kInfo,
-                    strprintf("  initial set: %s (%s of %s)", s.init_used.c_str(),
-                              o.dpcd.from_each ? "DPCD run from each, best result" : "densest",
-                              join(o.dpcd.init).c_str()));
+  if (dpcd && !o.dpcd.from_each)
+    monitor.message(MessageKind::kInfo, strprintf("  initial set: %s (densest of %s)",
+                                                  s.init_used.c_str(), join(o.dpcd.init).c_str()));
   s.t_optimise = timed_phase(comm, "optimise", monitor, [&] {
-    if (o.method == DensestMethod::kDpcd) {
-      // from_each: the initial sets are computed here, each followed by its DPCD run.
-      DensestDpcdResult r = o.dpcd.from_each ? dpcd_densest(g, o.k, o.dpcd)
-                                             : dpcd_from(g, init, o.dpcd.dpcd);
-      if (o.dpcd.from_each) s.init_used = r.init_used;
-      s.members = std::move(r.members);
-      s.objective = std::move(r.report.objective);
-      s.iterations = r.report.iterations;
-      s.converged = r.report.converged;
+    if (dpcd) {
+      run_dpcd(g, o, init, s);
     } else if (o.method == DensestMethod::kTpower) {
       s.members = tpower(g, o.k, init, o.tpower_max_iterations, &s.objective, &s.iterations);
       s.converged = s.iterations < o.tpower_max_iterations;
+    } else if (is_relaxation(o.method)) {
+      run_relaxation(g, o, s);
     } else {
       if (o.method == DensestMethod::kPeel)
         s.members = peel(g, o.k);

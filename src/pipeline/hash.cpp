@@ -52,8 +52,8 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monito
   HashTrainSummary s;
   if (!blas_kernel_advice().empty()) monitor.message(MessageKind::kInfo, blas_kernel_advice());
   check_output(comm, o.output, {{"--input", o.input}, {"--labels", o.labels}});
-  collective_check(comm, o.train.loss != hash::Loss::kSdh || !o.labels.empty(),
-                   "--loss sdh is supervised: give --labels");
+  collective_check(comm, o.train.loss == hash::Loss::kItq || !o.labels.empty(),
+                   "--loss " + to_string(o.train.loss) + " is supervised: give --labels");
   collective_check(comm, o.train.chunk >= 1, "--chunk must be >= 1");
   LocalRows rows;
   std::vector<std::int64_t> raw;
@@ -98,10 +98,18 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monito
         {"beta", o.train.beta},
         {"lambda", o.train.lambda},
         {"nu", o.train.nu},
-        {"alternations", static_cast<std::int64_t>(o.train.loss == hash::Loss::kSdh
-                                                      ? o.train.alternations
-                                                      : o.train.itq_iterations)},
+        {"alternations", static_cast<std::int64_t>(o.train.loss == hash::Loss::kItq
+                                                      ? o.train.itq_iterations
+                                                      : o.train.alternations)},
         {"dcc_sweeps", static_cast<std::int64_t>(o.train.dcc_sweeps)},
+        {"sgm_max_iter", static_cast<std::int64_t>(o.train.sgm_iterations)},
+        {"lp_max_iter", static_cast<std::int64_t>(o.train.lp.max_iterations)},
+        {"lp_tol", o.train.lp.tol},
+        {"l2box_rho", o.train.l2box.rho},
+        {"l2box_max_iter", static_cast<std::int64_t>(o.train.l2box.max_iterations)},
+        {"mpec_rho", o.train.mpec.rho},
+        {"mpec_max_iter", static_cast<std::int64_t>(o.train.mpec.max_iterations)},
+        {"mpec_inner_iter", static_cast<std::int64_t>(o.train.mpec.inner_iterations)},
         {"dpcd_max_iter", static_cast<std::int64_t>(d.max_iterations)},
         {"dpcd_thresholds", to_string(d.thresholds)},
         {"dpcd_alpha1", d.alpha1},
@@ -144,7 +152,9 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monito
       strprintf("  train %.2f s (B-step %.3f s, %lld %s, %lld bits flipped; W-step %.3f s; "
                 "P/PCA %.3f s; features %.2f s)",
                 r.t_total, r.t_bstep, static_cast<long long>(r.bstep_iterations),
-                m.solver == hash::BSolver::kDcc ? "sweeps" : "updates",
+                m.solver == hash::BSolver::kDcc    ? "sweeps"
+                : m.solver == hash::BSolver::kDpcd ? "updates"
+                                                   : "iterations",
                 static_cast<long long>(r.flips), r.t_wstep, r.t_pstep, r.t_features));
   summary(
       strprintf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d "

@@ -50,7 +50,8 @@ if ok:
         check("objective history non-decreasing", np.all(np.diff(s["objective"][:]) >= 0))
 
 # Same node set on 1, 2 and 3 ranks, for every method, through the text output.
-for method in ("dpcd", "peel", "ravi", "feige", "tpower"):
+for method in ("dpcd", "dpcd-0", "peel", "ravi", "feige", "tpower", "lp", "l2box-admm",
+               "mpec-epm", "mpec-adm"):
     sets = []
     for ranks in (1, 2, 3):
         out = path(f"sub-{method}-{ranks}.txt")

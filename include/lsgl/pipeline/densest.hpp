@@ -8,21 +8,26 @@
 #include <vector>
 
 #include "lsgl/dpcd/dense_subgraph.hpp"
+#include "lsgl/dpcd/relaxations.hpp"
 #include "lsgl/graph/graph_input.hpp"
 #include "lsgl/util/monitor.hpp"
 #include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
-// --method: dpcd (discrete principal coordinate descent), peel (greedy peeling), ravi (greedy
-// growth from the heaviest edge), feige (top k/2 by degree plus best outsiders) or tpower
-// (truncated power method).
-enum class DensestMethod { kDpcd, kPeel, kRavi, kFeige, kTpower };
-inline constexpr Named<DensestMethod> kDensestMethodNames[] = {{DensestMethod::kDpcd, "dpcd"},
-                                                               {DensestMethod::kPeel, "peel"},
-                                                               {DensestMethod::kRavi, "ravi"},
-                                                               {DensestMethod::kFeige, "feige"},
-                                                               {DensestMethod::kTpower, "tpower"}};
+// --method: dpcd (discrete principal coordinate descent), dpcd-0 (DPCD without the
+// neighbourhood search), peel (greedy peeling), ravi (greedy growth from the heaviest edge),
+// feige (top k/2 by degree plus best outsiders), tpower (truncated power method), or one of the
+// continuous relaxations of lsgl/dpcd/relaxations.hpp: lp, l2box-admm, mpec-epm, mpec-adm.
+enum class DensestMethod {
+  kDpcd, kDpcd0, kPeel, kRavi, kFeige, kTpower, kLp, kL2box, kMpecEpm, kMpecAdm
+};
+inline constexpr Named<DensestMethod> kDensestMethodNames[] = {
+    {DensestMethod::kDpcd, "dpcd"},         {DensestMethod::kDpcd0, "dpcd-0"},
+    {DensestMethod::kPeel, "peel"},         {DensestMethod::kRavi, "ravi"},
+    {DensestMethod::kFeige, "feige"},       {DensestMethod::kTpower, "tpower"},
+    {DensestMethod::kLp, "lp"},             {DensestMethod::kL2box, "l2box-admm"},
+    {DensestMethod::kMpecEpm, "mpec-epm"},  {DensestMethod::kMpecAdm, "mpec-adm"}};
 constexpr const auto& names(DensestMethod) { return kDensestMethodNames; }
 
 // --output-format: hdf5 (/subgraph/nodes and attributes) or text (node ids, one per line).
@@ -44,6 +49,9 @@ struct DensestOptions {
   SubgraphFormat output_format = SubgraphFormat::kHdf5;
   dpcd::DensestDpcdOptions dpcd;
   int tpower_max_iterations = 100;
+  dpcd::LpOptions lp;
+  dpcd::L2boxOptions l2box;
+  dpcd::MpecOptions mpec;  // mpec-epm and mpec-adm
   std::string command_line;
   std::string configuration;
 };
@@ -53,8 +61,11 @@ struct DensestSummary {
   std::string init_used;                 // dpcd: the initial set kept; tpower: "degree"
   dpcd::SubgraphStats stats;
   std::vector<std::int64_t> members;     // this rank's members, sorted global ids
-  std::vector<double> objective;         // x^T W x after each iteration ([0]: initial)
+  std::vector<double> objective;         // x^T W x after each iteration ([0]: initial; of the
+                                         // continuous x for the relaxations)
   int iterations = 0;
+  std::int64_t inner = 0;                // relaxations: CG iterations or ascent steps
+  std::int64_t products = 0;             // relaxations: products W x
   bool converged = false;
   double seconds = 0.0;                  // init + optimise (the method's own time)
   double t_read = 0, t_init = 0, t_optimise = 0, t_write = 0;
