@@ -47,14 +47,17 @@ Detected detect(MPI_Comm comm, const std::string& path, const std::string& forma
     if (!d.head.error.empty()) {
       message = "cannot read graph '" + path + "': " + d.head.error;
     } else {
-      // A first line starting with "%%" is a Matrix Market banner (a misspelt one is an
-      // error), never a comment.
-      const bool looks_mtx = d.head.text.rfind("%%", 0) == 0;
+      // A first line of '%' naming MatrixMarket is a banner (a misspelt one is an error),
+      // never a comment.
+      const bool looks_mtx = names_matrix_market(d.head.text);
       if (format == "hdf5") d.kind = kHdf5;
       else if (format == "edgelist") d.kind = kEdgeList;
       else if (format == "mtx") d.kind = kMtx;
       else if (format == "auto") d.kind = d.head.hdf5 ? kHdf5 : looks_mtx ? kMtx : kEdgeList;
       else message = "unknown --format '" + format + "' (auto, hdf5, edgelist or mtx)";
+      if (message.empty() && d.kind == kEdgeList && looks_mtx)
+        message = "'" + path + "' starts with a Matrix Market banner, not an edge list (read it "
+                  "with --format mtx or auto)";
       if (message.empty() && d.kind == kHdf5 && !d.head.hdf5)
         message = "'" + path + "' is not an HDF5 file";
       if (message.empty() && d.kind != kHdf5 && d.head.hdf5)

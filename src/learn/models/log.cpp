@@ -39,6 +39,13 @@ class LogModel : public Model {
     collective_check(comm, (o.alpha > 0) == (o.beta > 0),
                      "--alpha and --beta must be given together");
     collective_check(comm, !(o.theta > 0 && o.alpha > 0), "give either --theta or --alpha/--beta");
+    // [KP19] Thm. 1: every weight is at most delta, 1 before scaling, where --prune applies.
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "--prune %g is at or above 1, the largest weight the log model can learn "
+                  "([KP19] Thm. 1; --prune applies before scaling): the graph would be empty",
+                  o.prune);
+    collective_check(comm, o.prune < 1, text);
   }
   const char* prepare_phase() const override { return "theta"; }
 
