@@ -89,6 +89,7 @@ void parse_lines(const char* p, const char* end, const TextFormat& tf, ParseStat
 
 bool names_matrix_market(const std::string& text) {
   if (text.empty() || text[0] != '%') return false;
+  if (text.size() > 1 && text[1] == '%') return true;
   std::string first = text.substr(0, text.find('\n'));
   for (auto& c : first) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return first.find("matrixmarket") != std::string::npos;
