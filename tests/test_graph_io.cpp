@@ -68,7 +68,7 @@ TEST(GraphIo, AssembleWriteReadRoundTrip) {
   write_graph(MPI_COMM_WORLD, path, rows, {{"model", std::string("log")}, {"n", n}, {"theta", 0.5}},
               {{"ranks", std::int64_t(size)}});
   EXPECT_NE(access(path.c_str(), F_OK), -1);
-  EXPECT_EQ(access(temporary_name(path).c_str(), F_OK), -1);
+  EXPECT_EQ(test::temporary_files(path), std::vector<std::string>{});
   const LocalCsr back = read_graph(MPI_COMM_WORLD, path);
   EXPECT_EQ(back.n, n);
   EXPECT_EQ(back.begin, rows.begin);

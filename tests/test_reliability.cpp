@@ -4,7 +4,6 @@
 // memory check against the memory of each node shared by its ranks, the data range of
 // single-precision distances.
 #include <gtest/gtest.h>
-#include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,14 +51,8 @@ void put(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-// Files named PATH.partial* (any run's temporary files of PATH).
-std::size_t temporaries(const std::string& path) {
-  glob_t g{};
-  const std::string pattern = temporary_name(path) + "*";
-  const std::size_t n = glob(pattern.c_str(), 0, nullptr, &g) == 0 ? g.gl_pathc : 0;
-  globfree(&g);
-  return n;
-}
+// The number of temporary files of PATH (any run's).
+std::size_t temporaries(const std::string& path) { return test::temporary_files(path).size(); }
 
 void write_on_root(const std::string& path, const std::string& text) {
   write_atomically(kWorld, path, [&](const std::string& tmp) {
@@ -150,6 +143,7 @@ TEST(Parsers, AFirstPercentLineNamingMatrixMarketIsABanner) {
   EXPECT_TRUE(names_matrix_market("%%MatrixMarket matrix coordinate real general\n"));
   EXPECT_TRUE(names_matrix_market("%MatrixMarket matrix coordinate real general\n3 3 1\n"));
   EXPECT_TRUE(names_matrix_market("% MATRIXMARKET\n"));
+  EXPECT_TRUE(names_matrix_market("%%MatrixMarkt matrix coordinate real general\n"));
   EXPECT_FALSE(names_matrix_market("% a comment\n% MatrixMarket on the second line\n"));
   EXPECT_FALSE(names_matrix_market("# MatrixMarket\n"));
   EXPECT_FALSE(names_matrix_market(""));
