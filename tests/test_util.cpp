@@ -233,14 +233,27 @@ TEST(Dense, EigenvectorsAndPolarFactorSatisfyTheirDefinitions) {
     return l;
   }(), 1e-10);
   // The polar factor is orthogonal and maximises tr(R^T M): R^T M is symmetric positive
-  // semidefinite.
+  // semidefinite (its smallest eigenvalue, -largest of -R^T M, is >= 0), and no orthogonal Q
+  // (polar factors of random matrices) gives a larger tr(Q^T M).
   const Mat M = random_mat(5, 5, rng);
   const Mat R = polar_orthogonal(M);
   const Mat RtR = multiply_at_b(R, R), RtM = multiply_at_b(R, M);
+  Mat minus(5, 5);
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 5; ++j) {
       EXPECT_NEAR(RtR(i, j), i == j ? 1.0 : 0.0, 1e-12);
       EXPECT_NEAR(RtM(i, j), RtM(j, i), 1e-10);
+      minus(i, j) = -0.5 * (RtM(i, j) + RtM(j, i));
     }
-  EXPECT_GT(largest_eigenvalue(RtM), 0.0);
+  EXPECT_LE(largest_eigenvalue(minus), 1e-10);
+  const auto trace_at_b = [](const Mat& A, const Mat& B) {
+    double t = 0;
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) t += A(i, j) * B(i, j);
+    return t;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const Mat Q = polar_orthogonal(random_mat(5, 5, rng));
+    EXPECT_LE(trace_at_b(Q, M), trace_at_b(R, M) + 1e-12);
+  }
 }
