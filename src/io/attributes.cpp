@@ -8,8 +8,9 @@
 namespace lsgl {
 
 void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs) {
-  for (const auto& [name, value] : attrs) {
-    std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, value);
+  for (const auto& attr : attrs) {  // no structured binding: lambdas capture them from C++20
+    const std::string& name = attr.first;
+    std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, attr.second);
   }
 }
 
