@@ -129,7 +129,9 @@ class VoronoiEngine final : public Engine {
     const std::int64_t wanted = std::clamp<std::int64_t>(rows_ / std::max<std::int64_t>(p.cell_rows, 1), 1, 1 << 16);
     std::vector<float> sample;
     const double share = static_cast<double>(wanted * kSamplePerCell) / static_cast<double>(rows_);
-    const auto cut = static_cast<std::uint64_t>(std::min(share, 1.0) * 0x1.0p64 - 1.0);
+    // Not converted when share >= 1 (2^64 does not fit the integer; the cut is then unused).
+    const auto cut =
+        share >= 1.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(share * 0x1.0p64 - 1.0);
     for (std::int64_t l = 0; l < rows_ && wanted > 1; ++l) {
       if (share >= 1.0 || splitmix64(p.seed ^ splitmix64(static_cast<std::uint64_t>(l))) < cut) {
         sample.insert(sample.end(), base_ + l * d_, base_ + (l + 1) * d_);
