@@ -12,6 +12,7 @@
 #include <random>
 
 #include "lsgl/util/dense.hpp"
+#include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/reproducible_sum.hpp"
 #include "lsgl/util/select.hpp"
@@ -256,4 +257,20 @@ TEST(Dense, EigenvectorsAndPolarFactorSatisfyTheirDefinitions) {
     const Mat Q = polar_orthogonal(random_mat(5, 5, rng));
     EXPECT_LE(trace_at_b(Q, M), trace_at_b(R, M) + 1e-12);
   }
+}
+
+// ------------------------------------------------------------------------------ JSON
+
+// Always valid JSON: valid UTF-8 as it is, escapes for '"', '\\' and control characters, and
+// bytes that start no UTF-8 sequence (a Latin-1 file name) as the code point of the same number.
+TEST(Json, StringsAreValidJsonForAnyBytes) {
+  EXPECT_EQ(json_string("a\"b\\c\n\t\r\x01"), "\"a\\\"b\\\\c\\n\\t\\r\\u0001\"");
+  EXPECT_EQ(json_string("caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80"),
+            "\"caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80\"");
+  EXPECT_EQ(json_string("caf\xe9"), "\"caf\\u00e9\"");
+  // Overlong, surrogate, truncated and beyond U+10FFFF: each byte on its own.
+  EXPECT_EQ(json_string("\xc0\xaf"), "\"\\u00c0\\u00af\"");
+  EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\u00ed\\u00a0\\u0080\"");
+  EXPECT_EQ(json_string("\xe6\xbc"), "\"\\u00e6\\u00bc\"");
+  EXPECT_EQ(json_string("\xf4\x90\x80\x80"), "\"\\u00f4\\u0090\\u0080\\u0080\"");
 }
