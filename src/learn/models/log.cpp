@@ -78,7 +78,11 @@ class LogModel : public Model {
   }
 
   std::vector<double> learn(LearnInput in) override {
-    const CheckpointInfo info{key_, theta_, in.recall, theta_eq18_};
+    CheckpointInfo info;
+    info.key = key_;
+    info.theta = theta_;
+    info.theta_eq18 = theta_eq18_;
+    info.recall = in.recall;
     std::vector<double> w = learn_to_degree(in.edges, info);
     if (talk())
       std::printf(
