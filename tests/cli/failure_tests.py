@@ -405,6 +405,13 @@ ck_cases = {
     "checkpoint with NaN weights": (corrupt("ck-nan.h5", offsets["w"][0] + 800,
                                             weights([np.nan] * 4)), "invalid"),
 }
+# Parameters outside the checksums, each out of range in a copy.
+for attr, value in (("recall", np.nan), ("theta", -1.0), ("dual_scale", np.inf),
+                    ("iteration", np.int64(-5))):
+    bad = write(f"ck-{attr}.h5", ck_bytes)
+    with h5py.File(bad, "r+") as f:
+        f["checkpoint"].attrs[attr] = value
+    ck_cases[f"checkpoint with {attr} = {value}"] = (bad, "invalid")
 for name, (bad, mention) in ck_cases.items():
     out = path("ck-out.h5")
     p = run(*base, "--output", out, "--max-iter", 60, "--resume", bad)
@@ -432,7 +439,12 @@ if p is not None and p.returncode == 0:
     with h5py.File(path("ck-ok.h5"), "r") as f, h5py.File(ref, "r") as g:
         a, b = f["graph/data"][:], g["graph/data"][:]
         rel = np.abs(a - b).sum() / np.abs(b).sum() if a.shape == b.shape else 1.0
+        # What the checkpoint carries besides the iterate (its fields were once swapped).
+        carried = {k: (f["graph"].attrs[k], g["graph"].attrs[k])
+                   for k in ("theta", "theta_eq18", "recall_estimate")}
     check("the intact checkpoint resumes to the uninterrupted graph", rel < 1e-10, rel)
+    check("the resumed graph reports the run's theta, eq. 18 theta and recall",
+          all(x == y for x, y in carried.values()), carried)
 else:
     check("the intact checkpoint resumes to the uninterrupted graph", False,
           p.stderr if p else "hang")
