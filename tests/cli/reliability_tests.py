@@ -254,6 +254,7 @@ for name, args, mention in (
         ("--alpha 1e308 --beta 1e-308", ["--alpha", 1e308, "--beta", 1e-308], "--alpha and --beta"),
         ("--prune nan", ["--prune", "nan"], "--prune must be a finite number"),
         ("--prune 1e9 (log: weights <= 1)", ["--prune", 1e9], "at or above 1"),
+        ("--prune 1 (log: the bound itself)", ["--prune", 1], "at or above 1"),
         ("--prune 0.999 (above every weight)", ["--prune", 0.999], "no edges"),
         ("--prune 0.999 (l2: above every weight)", ["--model", "l2", "--prune", 0.999],
          "no edges"),
