@@ -92,6 +92,20 @@ TEST(AtomicFile, FailureOnTheLastRankKeepsTheOutputAndRemovesOnlyItsTemporary) {
   if (comm_rank(kWorld) == 0) std::remove(other.c_str());
 }
 
+TEST(AtomicFile, AFailedLocalWriteKeepsTheOutputAndRemovesItsTemporary) {
+  // Each rank writes its own file (write_atomically_local is not collective).
+  const std::string out = dir() + "/local" + std::to_string(comm_rank(kWorld)) + ".txt";
+  put(out, "before\n");
+  EXPECT_THROW(write_atomically_local(out,
+                                      [&](const std::string& tmp) {
+                                        put(tmp, "half");
+                                        throw std::runtime_error("disk on fire");
+                                      }),
+               std::runtime_error);
+  EXPECT_EQ(slurp(out), "before\n");
+  EXPECT_EQ(temporaries(out), 0u);
+}
+
 TEST(AtomicFile, AnOutputReplacedByAnotherRunIsKept) {
   const std::string out = dir() + "/c.txt";
   check_writable(kWorld, out);
