@@ -229,6 +229,9 @@ TEST(GraphInput, BadInputIsACollectiveErrorOnEveryRank) {
       {"array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"},
       {"range.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 4 1\n"},
       {"skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 1 1\n"},
+      // A banner with one '%' (any case) is Matrix Market, refused, not an edge-list comment.
+      {"onepercent.mtx", "%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1\n"},
+      {"lowercase.txt", "% matrixmarket matrix coordinate real general\n3 3 1\n1 2 1\n"},
   };
   for (const auto& [name, text] : bad) {
     const std::string path = write_file(name, text);
@@ -251,6 +254,13 @@ TEST(GraphInput, BadInputIsACollectiveErrorOnEveryRank) {
     EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
   }
   EXPECT_THROW(read(tmpdir() + "/does-not-exist.txt"), CollectiveError);
+  // A Matrix Market file forced to be an edge list: its size line would become an edge.
+  EXPECT_THROW(read(write_file("forced.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                             "3 3 1\n1 2 1\n"),
+                    nullptr, GraphFormat::kEdgeList),
+               CollectiveError);
+  // A first comment line that does not name MatrixMarket stays an edge-list comment.
+  EXPECT_EQ(read(write_file("comment.txt", "% my graph\n0 1 2\n")).n, 2);
   EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, GraphFormat::kHdf5),
                CollectiveError);
   EXPECT_THROW(cli::parse_choice<GraphFormat>("format", "xml"), std::invalid_argument);
