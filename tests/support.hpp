@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/util/error.hpp"
+
 namespace lsgl::test {
 
 // Collective over MPI_COMM_WORLD. A new directory /tmp/<prefix>-XXXXXX made by rank 0, its
@@ -18,5 +20,16 @@ void remove_shared_tmpdirs();
 // barrier, since rank 0 removes its temporary file of a failed collective write only after the
 // other ranks have thrown.
 std::vector<std::string> temporary_files(const std::string& path);
+
+// The message of the CollectiveError `fn` raises, or "" when it raises none.
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const CollectiveError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace lsgl::test

@@ -289,17 +289,6 @@ LocalCsr read_with(const std::string& path, SymmetryPolicy policy, GraphInputRep
   return read_graph_input(world(), path, o, rep);
 }
 
-// The message of the CollectiveError `read` raises, or "" when it raises none.
-template <class Fn>
-std::string error_of(Fn&& read) {
-  try {
-    read();
-  } catch (const CollectiveError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST(GraphInput, SymmetryPolicyNames) {
@@ -331,7 +320,7 @@ TEST(GraphInput, RequirePolicyOnText) {
   // require, naming the file and the pair with the smallest (i, j); max of the two otherwise.
   const std::string clash =
       write_file("clash.txt", "25 28 1\n28 25 2\n0 1 1\n2 3 1\n3 2 7\n29 0 1\n");
-  const std::string what = error_of([&] { read_with(clash, SymmetryPolicy::kRequire); });
+  const std::string what = test::error_of([&] { read_with(clash, SymmetryPolicy::kRequire); });
   EXPECT_NE(what.find("clash.txt"), std::string::npos) << what;
   EXPECT_NE(what.find("2 pairs"), std::string::npos) << what;
   EXPECT_NE(what.find("(2, 3) has weight 1 and (3, 2) has weight 7"), std::string::npos) << what;
@@ -386,7 +375,7 @@ TEST(GraphInput, RequirePolicyOnHdf5) {
   if (comm_rank(world()) == comm_size(world()) - 1) bent.data[bent.data.size() - 2] = 5.0;
   const std::string bent_path = tmpdir() + "/bent.h5";
   write_graph(world(), bent_path, bent, {}, {});
-  const std::string what = error_of([&] { read_with(bent_path, SymmetryPolicy::kRequire); });
+  const std::string what = test::error_of([&] { read_with(bent_path, SymmetryPolicy::kRequire); });
   EXPECT_NE(what.find("not symmetric"), std::string::npos) << what;
   EXPECT_NE(what.find("bent.h5"), std::string::npos) << what;
   auto fixed = und;

@@ -288,17 +288,6 @@ std::vector<std::int64_t> brute_force(const LocalRows& rows, int m) {
   return out;
 }
 
-// The one-line message of a CollectiveError thrown by fn ("" if none).
-template <class Fn>
-std::string refusal(Fn fn) {
-  try {
-    fn();
-  } catch (const CollectiveError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 // The documented bounds: 4 d s^2 = FLT_EPSILON FLT_MAX and s^2 = FLT_MIN / FLT_EPSILON.
@@ -332,7 +321,7 @@ TEST(FloatRange, CandidatesRefuseDataOutsideAndAreExactAtTheBounds) {
   for (const float scale : {1e30f, 1e19f, std::nextafter(hi, FLT_MAX), 1e-25f,
                             std::nextafter(lo, 0.0f)}) {
     const LocalRows rows = scaled_rows(n, d, scale);
-    const std::string what = refusal([&] { find_candidates(kWorld, rows, m, p); });
+    const std::string what = test::error_of([&] { find_candidates(kWorld, rows, m, p); });
     EXPECT_NE(what.find("candidates: the data's largest absolute value"), std::string::npos)
         << scale << ": " << what;
     EXPECT_NE(what.find(scale > 1 ? "divide it by 1e" : "multiply it by 1e"), std::string::npos)
@@ -342,7 +331,7 @@ TEST(FloatRange, CandidatesRefuseDataOutsideAndAreExactAtTheBounds) {
     cand.begin = rows.begin;
     cand.idx.assign(static_cast<std::size_t>(rows.local_rows() * m), 0);
     cand.dist.assign(cand.idx.size(), 0.0);
-    EXPECT_NE(refusal([&] { estimate_recall(kWorld, rows, cand, 10, 1); }).find("rescale"),
+    EXPECT_NE(test::error_of([&] { estimate_recall(kWorld, rows, cand, 10, 1); }).find("rescale"),
               std::string::npos);
   }
   for (const float scale : {hi, lo, 1.0f, 0.0f}) {
