@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs lsgl's build and run dependencies from Debian packages (idempotent; needs root) and
-# builds lsgl into ./build. Used by the README's commands and by CI. Usage: install.sh [--test]
+# builds lsgl into ./build. Used by the README's commands and by CI.
+# Usage: install.sh [--test | --sanitizers]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,12 @@ packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev petsc-
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3-anndata python3-networkx python3-igraph r-base-core r-cran-matrix
              r-cran-hdf5r)
+fi
+# --sanitizers (CI, jobs/sanitize.sh, jobs/fuzz/run_fuzzers.sh): clang 14 with its sanitizer and
+# libFuzzer runtimes, LLVM's OpenMP runtime with the Archer tool (ThreadSanitizer) and
+# llvm-symbolizer for the reports' stacks.
+if [[ "${1:-}" == "--sanitizers" ]]; then
+  packages+=(clang-14 libclang-rt-14-dev libomp-14-dev llvm-14)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #include "support.hpp"
 
+#include <glob.h>
 #include <mpi.h>
 #include <stdlib.h>
 
@@ -32,6 +33,18 @@ void remove_shared_tmpdirs() {
   std::error_code ignored;
   for (const std::string& dir : made) std::filesystem::remove_all(dir, ignored);
   made.clear();
+}
+
+std::vector<std::string> temporary_files(const std::string& path) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<std::string> found;
+  for (const char* suffix : {".partial*", ".tmp*"}) {
+    glob_t g{};
+    if (glob((path + suffix).c_str(), 0, nullptr, &g) == 0)
+      found.insert(found.end(), g.gl_pathv, g.gl_pathv + g.gl_pathc);
+    globfree(&g);
+  }
+  return found;
 }
 
 }  // namespace lsgl::test

@@ -1,6 +1,9 @@
 #pragma once
 // Helpers shared by the MPI tests.
 #include <string>
+#include <vector>
+
+#include "lsgl/util/error.hpp"
 
 namespace lsgl::test {
 
@@ -11,5 +14,22 @@ std::string shared_tmpdir(const std::string& prefix);
 
 // Local. Removes, on rank 0, every directory shared_tmpdir made (call after a barrier).
 void remove_shared_tmpdirs();
+
+// Collective over MPI_COMM_WORLD. The temporary files of the output `path` on disk: names
+// PATH.partial* (the writer's PATH.partial.<pid>.<hex>, util/atomic_file) and PATH.tmp*. After a
+// barrier, since rank 0 removes its temporary file of a failed collective write only after the
+// other ranks have thrown.
+std::vector<std::string> temporary_files(const std::string& path);
+
+// The message of the CollectiveError `fn` raises, or "" when it raises none.
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const CollectiveError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace lsgl::test

@@ -269,6 +269,23 @@ TEST(Optimizer, ExhaustiveNeighbourhoodFindsTheGlobalMinimum) {
   }
 }
 
+// The smallest f after swapping one +1 and one -1 entry of the current point (its own f if
+// none is lower).
+double best_swap(const Quadratic& p) {
+  std::vector<std::int8_t> x = p.full();
+  double best = p.value(x);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      if (x[i] != 1 || x[j] != -1) continue;
+      x[i] = -1;
+      x[j] = 1;
+      best = std::min(best, p.value(x));
+      x[i] = 1;
+      x[j] = -1;
+    }
+  return best;
+}
+
 TEST(Optimizer, AdaptiveRuleWithSafeguardIsMonotone) {
   for (unsigned seed = 1; seed <= 8; ++seed) {
     const auto q = random_quadratic(16, 50 + seed, 0.8, 0.5, 7);
@@ -281,6 +298,13 @@ TEST(Optimizer, AdaptiveRuleWithSafeguardIsMonotone) {
       const Report r = minimize(pp, o);
       for (std::size_t t = 1; t < r.objective.size(); ++t)
         EXPECT_LE(r.objective[t], r.objective[t - 1]);
+      // It moves, and it stops only where no single swap lowers f (a solver that stopped at
+      // once would pass the monotonicity above).
+      EXPECT_TRUE(r.converged) << "seed " << seed;
+      ASSERT_GT(r.objective.size(), 1u);
+      EXPECT_LT(r.objective.back(), r.objective.front()) << "seed " << seed;
+      EXPECT_EQ(r.objective.back(), pp.objective());
+      EXPECT_GE(best_swap(pp), pp.objective() - 1e-12) << "seed " << seed;
     }
   }
 }
@@ -321,6 +345,69 @@ double xwx_dense(const std::vector<double>& W, int n, const std::vector<std::int
     for (auto j : set) s += W[i * n + j];
   return s;
 }
+
+// Reference baselines on the dense matrix, written from their specification in baselines.hpp
+// (ties: larger degree, then smaller index) by sorting and recomputing W x at every step.
+struct DenseBaselines {
+  const std::vector<double>& W;
+  int n;
+  std::vector<double> deg;
+  DenseBaselines(const std::vector<double>& w, int nodes) : W(w), n(nodes), deg(nodes, 0.0) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) deg[i] += W[i * n + j];
+  }
+  std::vector<double> weight_into(const std::vector<std::int64_t>& set) const {
+    std::vector<double> wx(n, 0.0);
+    for (int i = 0; i < n; ++i)
+      for (auto j : set) wx[i] += W[i * n + j];
+    return wx;
+  }
+  // The k nodes of largest (primary, degree, -index) among those not in `skip`, sorted.
+  std::vector<std::int64_t> top(const std::vector<double>& primary, std::int64_t k,
+                                const std::vector<std::int64_t>& skip = {}) const {
+    std::vector<std::int64_t> c;
+    for (int i = 0; i < n; ++i)
+      if (std::find(skip.begin(), skip.end(), i) == skip.end()) c.push_back(i);
+    std::sort(c.begin(), c.end(), [&](std::int64_t a, std::int64_t b) {
+      if (primary[a] != primary[b]) return primary[a] > primary[b];
+      if (deg[a] != deg[b]) return deg[a] > deg[b];
+      return a < b;
+    });
+    c.resize(static_cast<std::size_t>(std::min<std::int64_t>(k, c.size())));
+    std::sort(c.begin(), c.end());
+    return c;
+  }
+  std::vector<std::int64_t> top_degree(std::int64_t k) const {
+    return top(std::vector<double>(n, 0.0), k);
+  }
+  std::vector<std::int64_t> feige(std::int64_t k) const {
+    std::vector<std::int64_t> set = top_degree(k / 2);
+    for (auto v : top(weight_into(set), k - k / 2, set)) set.push_back(v);
+    std::sort(set.begin(), set.end());
+    return set;
+  }
+  std::vector<std::int64_t> ravi(std::int64_t k) const {
+    std::vector<double> heaviest(n, 0.0);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) heaviest[i] = std::max(heaviest[i], W[i * n + j]);
+    std::vector<std::int64_t> set = top(heaviest, 1);
+    while (static_cast<std::int64_t>(set.size()) < k)
+      set.push_back(top(weight_into(set), 1, set).front());
+    std::sort(set.begin(), set.end());
+    return set;
+  }
+  std::vector<std::int64_t> tpower(std::int64_t k, std::vector<std::int64_t> set,
+                                   int max_iterations) const {
+    std::vector<std::int64_t> best = set;
+    for (int it = 0; it < max_iterations; ++it) {
+      const std::vector<std::int64_t> next = top(weight_into(set), k);
+      if (next == set) break;
+      set = next;
+      if (xwx_dense(W, n, set) > xwx_dense(W, n, best)) best = set;
+    }
+    return best;
+  }
+};
 
 std::vector<std::int64_t> local_part(const FixedPointGraph& g,
                                      const std::vector<std::int64_t>& all) {
@@ -408,7 +495,8 @@ TEST(DenseSubgraph, ExhaustiveSearchOnSmallGraphs) {
     const SubgraphStats st = evaluate_subgraph(g, r.members);
     EXPECT_NEAR(st.density, best / k, 1e-9);
     EXPECT_NEAR(st.weight_inside, best / 2, 1e-9);
-    // Every baseline returns k nodes and no more than the optimum.
+    // Every baseline returns its reference's k nodes, no more than the optimum.
+    const DenseBaselines ref(W, n);
     for (int m = 0; m < 5; ++m) {
       std::vector<std::int64_t> b;
       int its = 0;
@@ -419,6 +507,10 @@ TEST(DenseSubgraph, ExhaustiveSearchOnSmallGraphs) {
       if (m == 4) b = top_degree(g, k);
       const auto ball = gather_all(world(), b);
       ASSERT_EQ(static_cast<std::int64_t>(ball.size()), k) << "method " << m;
+      if (m == 1) EXPECT_EQ(ball, ref.ravi(k)) << "seed " << seed;
+      if (m == 2) EXPECT_EQ(ball, ref.feige(k)) << "seed " << seed;
+      if (m == 3) EXPECT_EQ(ball, ref.tpower(k, ref.top_degree(k), 50)) << "seed " << seed;
+      if (m == 4) EXPECT_EQ(ball, ref.top_degree(k)) << "seed " << seed;
       EXPECT_LE(xwx_dense(W, n, ball), best + 1e-9);
       EXPECT_NEAR(evaluate_subgraph(g, b).density, xwx_dense(W, n, ball) / k, 1e-9);
     }
@@ -435,12 +527,19 @@ TEST(DenseSubgraph, LipschitzRuleIsMonotoneAndKeepsK) {
     o.thresholds = rule;
     o.fallback = rule == ThresholdRule::kLipschitz ? Fallback::kNone : Fallback::kHalve;
     o.alpha1 = o.alpha2 = 0.1;
-    double last = p.objective();
-    minimize(p, o, [&](int, double f) {
+    const double start = p.objective();
+    double last = start;
+    int calls = 0;
+    const Report r = minimize(p, o, [&](int, double f) {
       EXPECT_LE(f, last);
       last = f;
+      ++calls;
       EXPECT_EQ(allreduce_sum(world(), static_cast<std::int64_t>(p.members().size())), k);
     });
+    // It moved (a solver that stops at once calls the hook never) and lowered f.
+    EXPECT_GE(calls, 1);
+    EXPECT_EQ(calls, r.iterations);
+    EXPECT_LT(p.objective(), start);
   }
 }
 

@@ -308,28 +308,36 @@ TEST(EvalGraph, CleaningDropsLoopsAndZeros) {
 TEST(EvalGraph, BadGraphsThrowOnEveryRank) {
   const Full g = test_graph();
   const int last = comm_size(MPI_COMM_WORLD) - 1;
+  // Refused on every rank with the message of the check that names the property.
+  const auto refused = [](LocalCsr m, const std::string& text) {
+    try {
+      check_and_clean_graph(MPI_COMM_WORLD, m, "bad");
+    } catch (const CollectiveError& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << "not refused: " << text;
+  };
   {
     LocalCsr m = block(g);  // asymmetric weight on the last rank's last stored entry
     if (comm_rank(MPI_COMM_WORLD) == last) m.data.back() *= 1.5;
-    EXPECT_THROW(check_and_clean_graph(MPI_COMM_WORLD, m, "asym"), CollectiveError);
+    refused(m, "W is not symmetric");
   }
   {
     LocalCsr m = block(g);  // index out of range on the last rank
     if (comm_rank(MPI_COMM_WORLD) == last) m.indices.back() = kN + 3;
-    EXPECT_THROW(check_and_clean_graph(MPI_COMM_WORLD, m, "range"), CollectiveError);
+    refused(m, "outside [0, ");
   }
   {
-    LocalCsr m = block(g);  // negative weight, both directions (still symmetric)
-    for (std::size_t e = 0; e < m.data.size(); ++e)
-      if (m.begin == 0 && e == 0) m.data[e] = -1;
-    EXPECT_THROW(check_and_clean_graph(MPI_COMM_WORLD, m, "negative"), CollectiveError);
+    Full h = g;  // a negative weight in both directions, on the last rank: symmetric, so only
+    h.add(kN - 2, kN - 1, -1.0);  // the sign check can refuse it
+    refused(block(h), "weights must be finite and >= 0");
   }
   {
     Full h(12);  // a missing mirror entry: (0, 11) only
     for (std::int64_t i = 0; i + 1 < 12; ++i) h.add(i, i + 1, 1.0);
     h.adj[0][11] = 1.0;
-    LocalCsr m = block(h);
-    EXPECT_THROW(check_and_clean_graph(MPI_COMM_WORLD, m, "mirror"), CollectiveError);
+    refused(block(h), "W is not symmetric");
   }
 }
 
@@ -697,6 +705,11 @@ TEST(EvalEmbedding, MultipleEigenvalueGivesAnEigenvector) {
     EXPECT_NEAR(Lv, lambda * v[i], 1e-8);
     if (i >= 24) EXPECT_EQ(v[i], 0.0);
   }
+  // A unit vector (an all-zero one satisfies L v = lambda v) orthogonal to the constant one.
+  double norm2 = 0, sum = 0;
+  for (std::int64_t i = 0; i < 24; ++i) norm2 += v[i] * v[i], sum += v[i];
+  EXPECT_NEAR(norm2, 1.0, 1e-9);
+  EXPECT_NEAR(sum, 0.0, 1e-9);
   EmbeddingParams bad = p;
   bad.vectors = 24;
   EXPECT_THROW(spectral_embedding(gh, m, c, bad), CollectiveError);

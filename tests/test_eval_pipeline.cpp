@@ -273,7 +273,7 @@ TEST(EvalPipeline, BadInputsThrowOnEveryRank) {
     EXPECT_THROW(run_eval(MPI_COMM_WORLD, o), CollectiveError);
     MPI_Barrier(MPI_COMM_WORLD);
     EXPECT_NE(access(o.embedding.c_str(), F_OK), 0);  // nothing left behind
-    EXPECT_NE(access((o.embedding + ".partial").c_str(), F_OK), 0);
+    EXPECT_EQ(test::temporary_files(o.embedding), std::vector<std::string>{});
   }
   {
     EvalOptions o = base_options();

@@ -229,6 +229,9 @@ TEST(GraphInput, BadInputIsACollectiveErrorOnEveryRank) {
       {"array.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"},
       {"range.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 4 1\n"},
       {"skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 1 1\n"},
+      // A banner with one '%' (any case) is Matrix Market, refused, not an edge-list comment.
+      {"onepercent.mtx", "%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1\n"},
+      {"lowercase.txt", "% matrixmarket matrix coordinate real general\n3 3 1\n1 2 1\n"},
   };
   for (const auto& [name, text] : bad) {
     const std::string path = write_file(name, text);
@@ -251,6 +254,13 @@ TEST(GraphInput, BadInputIsACollectiveErrorOnEveryRank) {
     EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
   }
   EXPECT_THROW(read(tmpdir() + "/does-not-exist.txt"), CollectiveError);
+  // A Matrix Market file forced to be an edge list: its size line would become an edge.
+  EXPECT_THROW(read(write_file("forced.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                             "3 3 1\n1 2 1\n"),
+                    nullptr, GraphFormat::kEdgeList),
+               CollectiveError);
+  // A first comment line that does not name MatrixMarket stays an edge-list comment.
+  EXPECT_EQ(read(write_file("comment.txt", "% my graph\n0 1 2\n")).n, 2);
   EXPECT_THROW(read(write_file("plain.txt", "0 1\n"), nullptr, GraphFormat::kHdf5),
                CollectiveError);
   EXPECT_THROW(cli::parse_choice<GraphFormat>("format", "xml"), std::invalid_argument);
@@ -277,17 +287,6 @@ LocalCsr read_with(const std::string& path, SymmetryPolicy policy, GraphInputRep
   o.duplicates = rule;
   o.symmetry = policy;
   return read_graph_input(world(), path, o, rep);
-}
-
-// The message of the CollectiveError `read` raises, or "" when it raises none.
-template <class Fn>
-std::string error_of(Fn&& read) {
-  try {
-    read();
-  } catch (const CollectiveError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -321,7 +320,7 @@ TEST(GraphInput, RequirePolicyOnText) {
   // require, naming the file and the pair with the smallest (i, j); max of the two otherwise.
   const std::string clash =
       write_file("clash.txt", "25 28 1\n28 25 2\n0 1 1\n2 3 1\n3 2 7\n29 0 1\n");
-  const std::string what = error_of([&] { read_with(clash, SymmetryPolicy::kRequire); });
+  const std::string what = test::error_of([&] { read_with(clash, SymmetryPolicy::kRequire); });
   EXPECT_NE(what.find("clash.txt"), std::string::npos) << what;
   EXPECT_NE(what.find("2 pairs"), std::string::npos) << what;
   EXPECT_NE(what.find("(2, 3) has weight 1 and (3, 2) has weight 7"), std::string::npos) << what;
@@ -376,7 +375,7 @@ TEST(GraphInput, RequirePolicyOnHdf5) {
   if (comm_rank(world()) == comm_size(world()) - 1) bent.data[bent.data.size() - 2] = 5.0;
   const std::string bent_path = tmpdir() + "/bent.h5";
   write_graph(world(), bent_path, bent, {}, {});
-  const std::string what = error_of([&] { read_with(bent_path, SymmetryPolicy::kRequire); });
+  const std::string what = test::error_of([&] { read_with(bent_path, SymmetryPolicy::kRequire); });
   EXPECT_NE(what.find("not symmetric"), std::string::npos) << what;
   EXPECT_NE(what.find("bent.h5"), std::string::npos) << what;
   auto fixed = und;

@@ -9,6 +9,8 @@
 
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/learn/solver.hpp"
+#include "lsgl/util/mpi.hpp"
 #include "lsgl/util/error.hpp"
 #include "support.hpp"
 
@@ -18,9 +20,12 @@ namespace {
 
 std::string shared_tmpdir() { return lsgl::test::shared_tmpdir("lsgl-graphio"); }
 
-// Weight of pair i < j in the test graph (0: not an edge or pruned).
+const double kThreshold = 1e-4;
+
+// Weight of pair i < j in the test graph (at most kThreshold: pruned).
 double weight(std::int64_t i, std::int64_t j) {
-  if ((i * 7 + j * 3) % 5 == 0) return 0.0;  // allowed but pruned (below the threshold)
+  if ((i * 7 + j * 3) % 5 == 0) return kThreshold;  // allowed but pruned: at the threshold
+  if ((i * 7 + j * 3) % 5 == 1) return 0.0;
   return 0.5 + 0.001 * i + 0.0001 * j;
 }
 
@@ -42,7 +47,10 @@ TEST(GraphIo, AssembleWriteReadRoundTrip) {
     w[k] = weight(i, j);
   }
   const double scale = 2.0;
-  const LocalCsr rows = assemble_rows(e, w, 1e-4, scale);
+  const LocalCsr rows = assemble_rows(e, w, kThreshold, scale);
+  // The degree the learners report counts the weights the writer keeps (> the threshold).
+  EXPECT_DOUBLE_EQ(average_degree(e, w, kThreshold),
+                   double(allreduce_sum(MPI_COMM_WORLD, rows.indptr.back())) / double(n));
 
   // Dense reference of this rank's rows.
   for (std::int64_t r = 0; r < rows.local_rows(); ++r) {
@@ -51,7 +59,7 @@ TEST(GraphIo, AssembleWriteReadRoundTrip) {
     for (std::int64_t j = 0; j < n; ++j) {
       if (j == i || (std::min(i, j) + 2 * std::max(i, j)) % 4 != 1) continue;
       const double v = weight(std::min(i, j), std::max(i, j));
-      if (v > 0) ref[j] = v * scale;
+      if (v > kThreshold) ref[j] = v * scale;
     }
     ASSERT_EQ(rows.indptr[r + 1] - rows.indptr[r], static_cast<std::int64_t>(ref.size()));
     std::int64_t k = rows.indptr[r];
@@ -68,7 +76,7 @@ TEST(GraphIo, AssembleWriteReadRoundTrip) {
   write_graph(MPI_COMM_WORLD, path, rows, {{"model", std::string("log")}, {"n", n}, {"theta", 0.5}},
               {{"ranks", std::int64_t(size)}});
   EXPECT_NE(access(path.c_str(), F_OK), -1);
-  EXPECT_EQ(access(temporary_name(path).c_str(), F_OK), -1);
+  EXPECT_EQ(test::temporary_files(path), std::vector<std::string>{});
   const LocalCsr back = read_graph(MPI_COMM_WORLD, path);
   EXPECT_EQ(back.n, n);
   EXPECT_EQ(back.begin, rows.begin);

@@ -25,6 +25,7 @@
 #include "lsgl/synth/generate.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -575,7 +576,7 @@ TEST_F(Io, BlobsIndependentOfRankCount) {
   for (const lsgl::BlobsParams& q : {p, mapped}) {
     const std::string world = path("blobs.h5"), self = path("blobs_self.h5");
     lsgl::generate_blobs(kWorld, q, world);
-    EXPECT_FALSE(std::filesystem::exists(world + ".tmp"));
+    EXPECT_EQ(lsgl::test::temporary_files(world), std::vector<std::string>{});
     on_root([&] {
       lsgl::generate_blobs(MPI_COMM_SELF, q, self);
       EXPECT_EQ(read_all<float>(world, "/X", 2), read_all<float>(self, "/X", 2));
@@ -637,7 +638,7 @@ TEST_F(Io, ManifoldIndependentOfRankCount) {
   for (const lsgl::ManifoldParams& q : {narrow, p}) {
     const std::string world = path("manifold.h5"), self = path("manifold_self.h5");
     lsgl::generate_manifold(kWorld, q, world);
-    EXPECT_FALSE(std::filesystem::exists(world + ".tmp"));
+    EXPECT_EQ(lsgl::test::temporary_files(world), std::vector<std::string>{});
     on_root([&] {
       lsgl::generate_manifold(MPI_COMM_SELF, q, self);
       EXPECT_EQ(read_all<float>(world, "/X", 2), read_all<float>(self, "/X", 2));
@@ -710,7 +711,7 @@ TEST_F(Io, GenerateErrors) {
   m.a = 0;
   EXPECT_COLLECTIVE_ERROR(lsgl::generate_manifold(kWorld, m, path("bad.h5")), "manifold: need");
   EXPECT_FALSE(std::filesystem::exists(path("bad.h5")));
-  EXPECT_FALSE(std::filesystem::exists(path("bad.h5.tmp")));
+  EXPECT_EQ(lsgl::test::temporary_files(path("bad.h5")), std::vector<std::string>{});
 }
 
 // Attributes are rank 0's on every rank, whatever the others pass (a per-rank value once left the

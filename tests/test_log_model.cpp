@@ -105,7 +105,9 @@ std::map<Pair, double> coordinate_descent(const Problem& p, double theta) {
     for (const auto& [ij, z] : p.z) {
       double& we = w[ij];
       const double di = deg[ij.first] - we, dj = deg[ij.second] - we;
-      auto grad = [&](double t) { return 2 * theta * z + 2 * t - 1 / (di + t) - 1 / (dj + t); };
+      auto grad = [&, z = z](double t) {  // z copied: lambdas capture bindings from C++20
+        return 2 * theta * z + 2 * t - 1 / (di + t) - 1 / (dj + t);
+      };
       double lo = 0, hi = 1;
       double nw;
       if ((di > 0 && dj > 0) && grad(0) >= 0) {

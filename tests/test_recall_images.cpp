@@ -37,19 +37,30 @@ double sampled_recall(const LocalRows& data, const Candidates& cand, int m) {
   for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
     const std::int64_t g = cand.begin + r;
     if (g % 50 != 0) continue;
-    std::vector<std::pair<double, std::int64_t>> d;
+    std::vector<double> dist(static_cast<std::size_t>(data.n));
     for (std::int64_t j = 0; j < data.n; ++j) {
-      if (j == g) continue;
       double s = 0;
       for (std::int64_t t = 0; t < data.d; ++t) {
         const double diff = double(all[g * data.d + t]) - all[j * data.d + t];
         s += diff * diff;
       }
-      d.push_back({s, j});
+      dist[j] = s;
     }
-    std::nth_element(d.begin(), d.begin() + (m - 1), d.end());
-    const double kth = d[m - 1].first;
-    for (int c = 0; c < m; ++c) hits += cand.dist[r * m + c] <= kth * (1 + 1e-9) ? 1 : 0;
+    std::vector<double> others(dist);
+    others.erase(others.begin() + g);
+    std::nth_element(others.begin(), others.begin() + (m - 1), others.end());
+    const double kth = others[m - 1];
+    // A hit: a distinct candidate other than the node whose distance, computed here, is within
+    // the exact m-th; the reported distance must be that distance.
+    std::set<std::int64_t> seen;
+    for (int c = 0; c < m; ++c) {
+      const std::int64_t j = cand.idx[r * m + c];
+      const bool valid = j >= 0 && j < data.n && j != g && seen.insert(j).second;
+      EXPECT_TRUE(valid) << "node " << g << " candidate " << j;
+      if (!valid) continue;
+      EXPECT_NEAR(cand.dist[r * m + c], dist[j], 1e-12 * dist[j]) << g << " " << j;
+      hits += dist[j] <= kth * (1 + 1e-9) ? 1 : 0;
+    }
     ++sampled;
   }
   double sums[2] = {hits, double(sampled) * m};

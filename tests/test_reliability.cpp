@@ -1,12 +1,14 @@
 // Issue 15 at the function level: write_atomically (unique temporary files, the commit refusing
 // an output replaced by another run), check_writable leaving other runs' files alone,
 // same_file / check_distinct_files, the pure parsers (raw headers, graph text), and the
-// memory check against the memory of each node shared by its ranks.
+// memory check against the memory of each node shared by its ranks, the data range of
+// single-precision distances.
 #include <gtest/gtest.h>
-#include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -15,13 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/ann/candidates.hpp"
 #include "lsgl/graph/text_graph.hpp"
+#include "lsgl/io/float_range.hpp"
 #include "lsgl/io/raw_header.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 #include "support.hpp"
 
 using namespace lsgl;
@@ -46,14 +51,8 @@ void put(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-// Files named PATH.partial* (any run's temporary files of PATH).
-std::size_t temporaries(const std::string& path) {
-  glob_t g{};
-  const std::string pattern = temporary_name(path) + "*";
-  const std::size_t n = glob(pattern.c_str(), 0, nullptr, &g) == 0 ? g.gl_pathc : 0;
-  globfree(&g);
-  return n;
-}
+// The number of temporary files of PATH (any run's).
+std::size_t temporaries(const std::string& path) { return test::temporary_files(path).size(); }
 
 void write_on_root(const std::string& path, const std::string& text) {
   write_atomically(kWorld, path, [&](const std::string& tmp) {
@@ -91,6 +90,20 @@ TEST(AtomicFile, FailureOnTheLastRankKeepsTheOutputAndRemovesOnlyItsTemporary) {
   EXPECT_EQ(temporaries(out), 1u);
   MPI_Barrier(kWorld);
   if (comm_rank(kWorld) == 0) std::remove(other.c_str());
+}
+
+TEST(AtomicFile, AFailedLocalWriteKeepsTheOutputAndRemovesItsTemporary) {
+  // Each rank writes its own file (write_atomically_local is not collective).
+  const std::string out = dir() + "/local" + std::to_string(comm_rank(kWorld)) + ".txt";
+  put(out, "before\n");
+  EXPECT_THROW(write_atomically_local(out,
+                                      [&](const std::string& tmp) {
+                                        put(tmp, "half");
+                                        throw std::runtime_error("disk on fire");
+                                      }),
+               std::runtime_error);
+  EXPECT_EQ(slurp(out), "before\n");
+  EXPECT_EQ(temporaries(out), 0u);
 }
 
 TEST(AtomicFile, AnOutputReplacedByAnotherRunIsKept) {
@@ -140,6 +153,19 @@ TEST(Parsers, MatrixMarketBannerTypoIsAnError) {
   EXPECT_EQ(e[0].v, 1);
   EXPECT_EQ(e[0].w, 3.0);
   EXPECT_THROW(parse_graph_text("0 1\n2 x\n", false), std::runtime_error);
+}
+
+TEST(Parsers, AFirstPercentLineNamingMatrixMarketIsABanner) {
+  EXPECT_TRUE(names_matrix_market("%%MatrixMarket matrix coordinate real general\n"));
+  EXPECT_TRUE(names_matrix_market("%MatrixMarket matrix coordinate real general\n3 3 1\n"));
+  EXPECT_TRUE(names_matrix_market("% MATRIXMARKET\n"));
+  EXPECT_TRUE(names_matrix_market("%%MatrixMarkt matrix coordinate real general\n"));
+  EXPECT_FALSE(names_matrix_market("% a comment\n% MatrixMarket on the second line\n"));
+  EXPECT_FALSE(names_matrix_market("# MatrixMarket\n"));
+  EXPECT_FALSE(names_matrix_market(""));
+  EXPECT_THROW(parse_graph_text("%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1\n",
+                                true),
+               std::runtime_error);
 }
 
 TEST(Parsers, RawHeadersFromMemory) {
@@ -210,6 +236,111 @@ TEST(Memory, CheckAllocationComparesTheNodeTotalWithTheNodeMemory) {
     } catch (const CollectiveError& e) {
       EXPECT_NE(std::string(e.what()).find("the last rank's need"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("overflow"), std::string::npos) << e.what();
+    }
+  }
+}
+
+namespace {
+
+// This rank's block of an n x d matrix of values uniform in [-1, 1] from a fixed generator (the
+// same matrix on any number of ranks), times `scale` in float; the value (0, 0) is exactly
+// `scale`, so the largest |value| is scale.
+LocalRows scaled_rows(std::int64_t n, std::int64_t d, float scale) {
+  const Partition part(n, comm_size(kWorld));
+  LocalRows rows;
+  rows.n = n;
+  rows.d = d;
+  rows.begin = part.begin(comm_rank(kWorld));
+  SplitMix64 rng(11);
+  for (std::int64_t i = 0; i < n * d; ++i) {
+    const double u = 2.0 * rng.uniform() - 1.0;
+    const float v = i == 0 ? scale : static_cast<float>(u * scale);
+    if (i >= rows.begin * d && i < part.end(comm_rank(kWorld)) * d) rows.x.push_back(v);
+  }
+  return rows;
+}
+
+// The m nearest of every local row by brute force in long double, ties by index.
+std::vector<std::int64_t> brute_force(const LocalRows& rows, int m) {
+  std::vector<float> all(static_cast<std::size_t>(rows.n * rows.d));
+  std::vector<int> counts(comm_size(kWorld)), offsets(comm_size(kWorld));
+  const int mine = static_cast<int>(rows.x.size());
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, kWorld);
+  for (int r = 1; r < comm_size(kWorld); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  MPI_Allgatherv(rows.x.data(), mine, MPI_FLOAT, all.data(), counts.data(), offsets.data(),
+                 MPI_FLOAT, kWorld);
+  std::vector<std::int64_t> out;
+  for (std::int64_t i = rows.begin; i < rows.begin + rows.local_rows(); ++i) {
+    std::vector<std::pair<long double, std::int64_t>> l;
+    for (std::int64_t j = 0; j < rows.n; ++j) {
+      if (j == i) continue;
+      long double z = 0;
+      for (std::int64_t t = 0; t < rows.d; ++t) {
+        const long double diff = static_cast<long double>(all[i * rows.d + t]) -
+                                 static_cast<long double>(all[j * rows.d + t]);
+        z += diff * diff;
+      }
+      l.emplace_back(z, j);
+    }
+    std::sort(l.begin(), l.end());
+    for (int t = 0; t < m; ++t) out.push_back(l[t].second);
+  }
+  return out;
+}
+
+}  // namespace
+
+// The documented bounds: 4 d s^2 = FLT_EPSILON FLT_MAX and s^2 = FLT_MIN / FLT_EPSILON.
+TEST(FloatRange, BoundsFollowFromTheFloatRange) {
+  for (const std::int64_t d : {1, 5, 784, 100000}) {
+    const double hi = single_precision_max_abs(d);
+    EXPECT_NEAR(4.0 * static_cast<double>(d) * hi * hi / (double{FLT_EPSILON} * FLT_MAX), 1.0,
+                1e-12)
+        << d;
+  }
+  const double lo = single_precision_min_abs();
+  EXPECT_NEAR(lo * lo * FLT_EPSILON / FLT_MIN, 1.0, 1e-12);
+  EXPECT_GT(single_precision_max_abs(784), 1e14);
+  EXPECT_LT(single_precision_max_abs(784), 1.2e14);
+}
+
+// Huge values (squared distances past float range) made Faiss's k-means abort; now every rank
+// refuses them, and values too small for float squares, before any float distance, with the
+// rescaling to do. At the bounds themselves the search gives the exact lists (partition route:
+// Faiss's k-means, the cells' bounds, the exact engine), as does data of zeros.
+TEST(FloatRange, CandidatesRefuseDataOutsideAndAreExactAtTheBounds) {
+  const std::int64_t n = 120, d = 5;
+  const int m = 4;
+  AnnParams p;
+  p.engine = AnnEngine::kExact;
+  p.cells_per_rank = 4;
+  const float hi = std::nextafter(static_cast<float>(single_precision_max_abs(d)), 0.0f);
+  const float lo = std::nextafter(static_cast<float>(single_precision_min_abs()), FLT_MAX);
+  ASSERT_LE(hi, single_precision_max_abs(d));
+  ASSERT_GE(lo, single_precision_min_abs());
+  for (const float scale : {1e30f, 1e19f, std::nextafter(hi, FLT_MAX), 1e-25f,
+                            std::nextafter(lo, 0.0f)}) {
+    const LocalRows rows = scaled_rows(n, d, scale);
+    const std::string what = test::error_of([&] { find_candidates(kWorld, rows, m, p); });
+    EXPECT_NE(what.find("candidates: the data's largest absolute value"), std::string::npos)
+        << scale << ": " << what;
+    EXPECT_NE(what.find(scale > 1 ? "divide it by 1e" : "multiply it by 1e"), std::string::npos)
+        << what;
+    Candidates cand;
+    cand.m = m;
+    cand.begin = rows.begin;
+    cand.idx.assign(static_cast<std::size_t>(rows.local_rows() * m), 0);
+    cand.dist.assign(cand.idx.size(), 0.0);
+    EXPECT_NE(test::error_of([&] { estimate_recall(kWorld, rows, cand, 10, 1); }).find("rescale"),
+              std::string::npos);
+  }
+  for (const float scale : {hi, lo, 1.0f, 0.0f}) {
+    const LocalRows rows = scaled_rows(n, d, scale);
+    for (const AnnRoute route : {AnnRoute::kPartition, AnnRoute::kRing}) {
+      p.route = route;
+      const Candidates c = find_candidates(kWorld, rows, m, p);
+      EXPECT_EQ(c.idx, brute_force(rows, m)) << scale << " " << name_of(route);
+      EXPECT_GE(estimate_recall(kWorld, rows, c, 10, 1), 1.0) << scale << " " << name_of(route);
     }
   }
 }

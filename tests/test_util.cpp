@@ -12,6 +12,7 @@
 #include <random>
 
 #include "lsgl/util/dense.hpp"
+#include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/reproducible_sum.hpp"
 #include "lsgl/util/select.hpp"
@@ -237,14 +238,43 @@ TEST(Dense, EigenvectorsAndPolarFactorSatisfyTheirDefinitions) {
     return l;
   }(), 1e-10);
   // The polar factor is orthogonal and maximises tr(R^T M): R^T M is symmetric positive
-  // semidefinite.
+  // semidefinite (its smallest eigenvalue, -largest of -R^T M, is >= 0), and no orthogonal Q
+  // (polar factors of random matrices) gives a larger tr(Q^T M).
   const Mat M = random_mat(5, 5, rng);
   const Mat R = polar_orthogonal(M);
   const Mat RtR = multiply_at_b(R, R), RtM = multiply_at_b(R, M);
+  Mat minus(5, 5);
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 5; ++j) {
       EXPECT_NEAR(RtR(i, j), i == j ? 1.0 : 0.0, 1e-12);
       EXPECT_NEAR(RtM(i, j), RtM(j, i), 1e-10);
+      minus(i, j) = -0.5 * (RtM(i, j) + RtM(j, i));
     }
-  EXPECT_GT(largest_eigenvalue(RtM), 0.0);
+  EXPECT_LE(largest_eigenvalue(minus), 1e-10);
+  const auto trace_at_b = [](const Mat& A, const Mat& B) {
+    double t = 0;
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) t += A(i, j) * B(i, j);
+    return t;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const Mat Q = polar_orthogonal(random_mat(5, 5, rng));
+    EXPECT_LE(trace_at_b(Q, M), trace_at_b(R, M) + 1e-12);
+  }
+}
+
+// ------------------------------------------------------------------------------ JSON
+
+// Always valid JSON: valid UTF-8 as it is, escapes for '"', '\\' and control characters, and
+// bytes that start no UTF-8 sequence (a Latin-1 file name) as the code point of the same number.
+TEST(Json, StringsAreValidJsonForAnyBytes) {
+  EXPECT_EQ(json_string("a\"b\\c\n\t\r\x01"), "\"a\\\"b\\\\c\\n\\t\\r\\u0001\"");
+  EXPECT_EQ(json_string("caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80"),
+            "\"caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80\"");
+  EXPECT_EQ(json_string("caf\xe9"), "\"caf\\u00e9\"");
+  // Overlong, surrogate, truncated and beyond U+10FFFF: each byte on its own.
+  EXPECT_EQ(json_string("\xc0\xaf"), "\"\\u00c0\\u00af\"");
+  EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\u00ed\\u00a0\\u0080\"");
+  EXPECT_EQ(json_string("\xe6\xbc"), "\"\\u00e6\\u00bc\"");
+  EXPECT_EQ(json_string("\xf4\x90\x80\x80"), "\"\\u00f4\\u0090\\u0080\\u0080\"");
 }

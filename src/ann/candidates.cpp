@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "routes.hpp"
+#include "lsgl/io/float_range.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/threads.hpp"
@@ -93,6 +94,8 @@ void validate(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p) {
                    "candidates: need more than m points: m = " + std::to_string(m) +
                        ", n = " + std::to_string(data.n));
   collective_check(comm, p.threads > 0, "candidates: threads must be positive");
+  // Before any float distance: out of range they overflow (Faiss's k-means aborts) or underflow.
+  check_single_precision_range(comm, data, "candidates");
   collective_check(comm, p.cells_per_rank > 0 && p.cells_per_rank <= 4096,
                    "candidates: cells per rank must be in [1, 4096]");
   collective_check(comm, p.cell_rows > 0, "candidates: voronoi cell rows must be positive");

@@ -11,6 +11,7 @@
 
 #include "engines.hpp"
 #include "lsgl/ann/candidates.hpp"
+#include "lsgl/io/float_range.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/splitmix.hpp"
@@ -136,6 +137,7 @@ double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& c
       comm,
       m > 0 && m < data.n && threads > 0 && cand.begin == data.begin && cand.local_rows() == rows,
       "estimate_recall: candidate lists do not match the data");
+  check_single_precision_range(comm, data, "recall estimate");
   openblas_set_num_threads(threads);
 
   // Sampled ids and their rows, gathered on every rank; their exact lists on every rank.

@@ -32,15 +32,18 @@ Detected detect(MPI_Comm comm, const std::string& path, GraphFormat format) {
     if (!d.head.error.empty()) {
       message = "cannot read graph '" + path + "': " + d.head.error;
     } else {
-      // A first line starting with "%%" is a Matrix Market banner (a misspelt one is an
-      // error), never a comment.
-      const bool looks_mtx = d.head.text.rfind("%%", 0) == 0;
+      // A first line of '%' naming MatrixMarket is a banner (a misspelt one is an error),
+      // never a comment.
+      const bool looks_mtx = names_matrix_market(d.head.text);
       d.kind = format;
       if (format == GraphFormat::kAuto)
         d.kind = d.head.hdf5 ? GraphFormat::kHdf5
                  : looks_mtx ? GraphFormat::kMtx
                              : GraphFormat::kEdgeList;
-      if (d.kind == GraphFormat::kHdf5 && !d.head.hdf5)
+      if (d.kind == GraphFormat::kEdgeList && looks_mtx)
+        message = "'" + path + "' starts with a Matrix Market banner, not an edge list (read it "
+                  "with --format mtx or auto)";
+      if (message.empty() && d.kind == GraphFormat::kHdf5 && !d.head.hdf5)
         message = "'" + path + "' is not an HDF5 file";
       if (message.empty() && d.kind != GraphFormat::kHdf5 && d.head.hdf5)
         message = "'" + path + "' is an HDF5 file, not a text graph";

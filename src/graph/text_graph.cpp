@@ -87,6 +87,14 @@ void parse_lines(const char* p, const char* end, const TextFormat& tf, ParseStat
   }
 }
 
+bool names_matrix_market(const std::string& text) {
+  if (text.empty() || text[0] != '%') return false;
+  if (text.size() > 1 && text[1] == '%') return true;
+  std::string first = text.substr(0, text.find('\n'));
+  for (auto& c : first) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return first.find("matrixmarket") != std::string::npos;
+}
+
 std::string parse_mtx_header(const std::string& text, TextFormat& tf) {
   std::size_t at = 0;
   auto next_line = [&](std::string& line) {

@@ -50,6 +50,10 @@ CodeProblem::CodeProblem(MPI_Comm comm, std::int64_t samples, std::int64_t first
     bound = std::max(bound, a_sum + 2.0 * cs);
   }
   bound = allreduce_max_double(comm_, bound);
+  // An infinite bound has no fixed-point scale (ilogb(inf) + 1 overflowed an int).
+  collective_check(comm_, std::isfinite(bound),
+                   "hash model not written: the B-step's loss is not finite (input values or "
+                   "--nu too large)");
   if (bound > 0) {
     // samples * bound * scale < 2^62.
     const int e = std::ilogb(bound) + 1 +

@@ -73,8 +73,10 @@ Attributes rank0_attributes(MPI_Comm comm, const Attributes& attrs) {
 }  // namespace
 
 void set_attributes(const h5::File& f, const std::string& obj, const Attributes& attrs) {
-  for (const auto& [name, value] : rank0_attributes(f.comm(), attrs)) {
-    std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, value);
+  for (const auto& attr : rank0_attributes(f.comm(), attrs)) {
+    // no structured binding: lambdas capture them only from C++20
+    const std::string& name = attr.first;
+    std::visit([&](const auto& v) { h5::set_attr(f, obj, name, v); }, attr.second);
   }
 }
 

@@ -158,7 +158,15 @@ LoadedCheckpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
                          h5::get_attr_string(f, "/checkpoint", "checksum_mu"),
                      "checkpoint '" + path + "' is corrupted (checksum mismatch)");
   }
-  bool v_ok = state.dual_scale > 0 && std::isfinite(state.momentum) && state.momentum >= 1.0;
+  // The parameters are outside the checksums: a resume needs them in range.
+  collective_check(comm,
+                   std::isfinite(info.theta) && info.theta > 0 && std::isfinite(info.theta_eq18) &&
+                       info.theta_eq18 >= 0 &&
+                       (info.recall == -1.0 || (info.recall >= 0 && info.recall <= 1)) &&
+                       state.iteration >= 0 && state.rescales >= 0,
+                   "checkpoint '" + path + "' holds invalid parameters (theta, recall or counts)");
+  bool v_ok = state.dual_scale > 0 && std::isfinite(state.dual_scale) &&
+              std::isfinite(state.momentum) && state.momentum >= 1.0;
   for (double x : state.v) v_ok = v_ok && std::isfinite(x);
   for (double x : state.mu) v_ok = v_ok && std::isfinite(x);
   collective_check(comm, v_ok, "checkpoint '" + path + "' holds invalid dual values");

@@ -370,6 +370,21 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
   return a;
 }
 
+// Collective. Refuses a graph without edges (every weight at or below the threshold), which is
+// never what a user wants.
+void refuse_empty_graph(const LearnRun& run, std::int64_t nnz) {
+  double largest = 0.0;
+  for (const double v : run.w) largest = std::max(largest, v);
+  largest = allreduce_max_double(run.comm, largest);
+  const double threshold = run.model->threshold();
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "every learned weight is at or below the threshold %g (the largest is %g): the "
+                "graph would have no edges%s",
+                threshold, largest, threshold > 0 ? "; lower --prune" : "");
+  collective_check(run.comm, nnz > 0, text);
+}
+
 void write_phase(LearnRun& run) {
   LearnSummary& s = run.s;
   const LearnOptions& o = run.o;
@@ -379,6 +394,7 @@ void write_phase(LearnRun& run) {
                       run.order.input.empty() ? nullptr : &run.order.input);
     const std::int64_t nnz =
         allreduce_sum(run.comm, static_cast<std::int64_t>(rows.indices.size()));
+    refuse_empty_graph(run, nnz);
     s.edges = nnz / 2;
     s.avg_degree = static_cast<double>(nnz) / static_cast<double>(s.n);
     s.degree_deviation = (s.avg_degree - o.k) / o.k;

@@ -3,12 +3,13 @@
 Classes: (1) two runs writing one output (each output is one complete run's, no temporary file
 left behind); (2) an output or checkpoint naming an input (refused, the input byte-identical);
 (3) truncated or mislabelled text input; (4) headers claiming more than the file holds, node ids
-needing more memory than the machine has; (5) numeric options out of range or not finite; (6)
-smaller ones (--config a directory, `lsgl collect` and temporary files or repeated task numbers,
-an HDF5 file with a user block, `densest --quiet`); (7) `eval`, `hash` and `generate`: option
-ranges, sizes beyond the node's memory or int, and no NaN/Inf in a model, codes or embedding. Every failure: exit code 1, exactly one
-`lsgl: error:` line, no hang (each run has a timeout), no temporary file, inputs unchanged. The
-bad part of an input is at its end, so that the last rank finds it.
+needing more memory than the machine has, values beyond single-precision distances; (5) numeric
+options out of range or not finite; (6) smaller ones (--config a directory, `lsgl collect` and
+temporary files or repeated task numbers, an HDF5 file with a user block, `densest --quiet`);
+(7) `eval`, `hash` and `generate`: option ranges, sizes beyond the node's memory or int, and no
+NaN/Inf in a model, codes or embedding. Every failure: exit code 1, exactly one `lsgl: error:`
+line, no hang (each run has a timeout), no temporary file, inputs unchanged. The bad part of an
+input is at its end, so that the last rank finds it.
 Usage: reliability_tests.py LSGL MPIEXEC RANKS
 """
 import glob
@@ -204,6 +205,9 @@ mtx = "%%MatrixMarkt matrix coordinate real general\n4 4 3\n1 2 1\n2 3 1\n3 4 1\
 bad = write("typo.mtx", mtx.encode())
 expect_failure("text: a misspelt Matrix Market banner",
                run("densest", "--graph", bad, "--size", 2, "--quiet"), "Matrix Market banner")
+bad = write("one-percent.txt", mtx.replace("%%MatrixMarkt", "%MatrixMarket").encode())
+expect_failure("text: a Matrix Market banner with one '%' is not an edge-list comment",
+               run("densest", "--graph", bad, "--size", 2, "--quiet"), "Matrix Market banner")
 
 # --- (4) sizes from headers, ids from text ------------------------------------------------------
 header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000, 4), }"
@@ -234,11 +238,26 @@ expect_failure("alloc: a float64 HDF5 value beyond the float32 range named as su
                run(*learn, "--input", path("big64.h5"), "--output", path("o.h5")),
                "float32 range")
 
+# Values whose squared distances leave float range (Faiss's k-means aborted on them) or whose
+# squares underflow: refused before any search, with the rescaling to do.
+for scale, todo in ((1e19, "divide it by 1e"), (1e30, "divide it by 1e"),
+                    (1e-25, "multiply it by 1e")):
+    np.save(path("scaled.npy"), (X * scale).astype(np.float32))
+    for args in (["--ann", "exact"], ["--ann", "hnsw", "--ann-route", "ring"]):
+        expect_failure(f"values: learn on data times {scale:g} ({' '.join(args)})",
+                       run("learn", "--quiet", "--k", 5, "--input", path("scaled.npy"),
+                           "--output", path("o.h5"), *args), todo)
+
 # --- (5) numeric options ------------------------------------------------------------------------
 for name, args, mention in (
         ("--theta inf", ["--theta", "inf"], "--theta must be a finite number"),
         ("--alpha 1e308 --beta 1e-308", ["--alpha", 1e308, "--beta", 1e-308], "--alpha and --beta"),
         ("--prune nan", ["--prune", "nan"], "--prune must be a finite number"),
+        ("--prune 1e9 (log: weights <= 1)", ["--prune", 1e9], "at or above 1"),
+        ("--prune 1 (log: the bound itself)", ["--prune", 1], "at or above 1"),
+        ("--prune 0.999 (above every weight)", ["--prune", 0.999], "no edges"),
+        ("--prune 0.999 (l2: above every weight)", ["--model", "l2", "--prune", 0.999],
+         "no edges"),
         ("--r 1e9 (r*k overflows int)", ["--r", 1e9], "--r times --k"),
         ("--tol inf", ["--tol", "inf"], "--tol must be a finite number"),
         ("--mu nan (soft)", ["--model", "soft", "--mu", "nan"], "--mu must be a finite number")):

@@ -10,9 +10,9 @@
 //              as given (0-based); n = largest id + 1. Optionally gzip-compressed.
 //  - mtx:      Matrix Market coordinate format (real, integer or pattern; general or
 //              symmetric), 1-based indices; node id = index - 1. Optionally gzip-compressed.
-// The format is detected from the file's first bytes (HDF5 signature, gzip magic, a
-// "%%MatrixMarket" first line) unless given. Text files are parsed in parallel
-// (src/graph/text_graph_file.hpp).
+// The format is detected from the file's first bytes (HDF5 signature, gzip magic, a first line
+// of '%' naming MatrixMarket: names_matrix_market) unless given; a misspelt banner is refused.
+// Text files are parsed in parallel (src/graph/text_graph_file.hpp).
 //
 // The symmetry policy says what becomes of input that is not a symmetric W:
 //  - symmetrise (the default of `lsgl densest`): the normalisation of symmetrize.hpp, the same

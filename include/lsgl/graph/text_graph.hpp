@@ -44,6 +44,12 @@ struct ParseState {
 // among those parsed by this call and the calls before on `st`).
 void parse_lines(const char* p, const char* end, const TextFormat& tf, ParseState& st);
 
+// Whether `text` starts with a line that claims Matrix Market: a first line beginning with "%%"
+// (however misspelt the rest: "%%MatrixMarkt"), or with '%' and naming MatrixMarket in any case
+// ("%MatrixMarket ..." with one '%'). Such a file is parsed as Matrix Market (and a bad banner
+// refused by parse_mtx_header), never as an edge list whose first line is a comment.
+bool names_matrix_market(const std::string& text);
+
 // The Matrix Market banner and size line at the start of `text`; sets tf (pattern, symmetric,
 // n, nnz, data_start, header_lines). Returns an error message, empty on success.
 std::string parse_mtx_header(const std::string& text, TextFormat& tf);

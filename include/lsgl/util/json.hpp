@@ -8,6 +8,9 @@
 
 namespace lsgl {
 
+// A JSON string literal of s: valid UTF-8 sequences as they are, '"', '\\' and control
+// characters escaped, and every byte that starts no valid UTF-8 sequence written as the code
+// point of the same number (\u00XX, its Latin-1 reading), so the output is always valid JSON.
 std::string json_string(const std::string& s);
 std::string json_number(double v);  // null for Inf/NaN
 std::string json_number(std::int64_t v);

@@ -40,6 +40,13 @@ class LogModel : public Model {
                      "--alpha and --beta must be given together");
     collective_check(c.comm, !(p.theta > 0 && p.alpha > 0),
                      "give either --theta or --alpha/--beta");
+    // [KP19] Thm. 1: every weight is at most delta, 1 before scaling, where --prune applies.
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "--prune %g is at or above 1, the largest weight the log model can learn "
+                  "([KP19] Thm. 1; --prune applies before scaling): the graph would be empty",
+                  c.prune);
+    collective_check(c.comm, c.prune < 1, text);
   }
   const char* prepare_phase() const override { return "theta"; }
 
@@ -79,7 +86,11 @@ class LogModel : public Model {
   }
 
   std::vector<double> learn(LearnInput in) override {
-    const CheckpointInfo info{key_, theta_, in.recall, theta_eq18_};
+    CheckpointInfo info;
+    info.key = key_;
+    info.theta = theta_;
+    info.theta_eq18 = theta_eq18_;
+    info.recall = in.recall;
     std::vector<double> w = learn_to_degree(in.edges, info);
     inform(strprintf(
         "  ||S|| = %.4g (power iteration), gamma = %.4g, dual scale %.4g after %d rescales",
