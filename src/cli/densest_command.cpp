@@ -27,8 +27,9 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "growth from the heaviest edge), feige (top k/2 by degree plus best outsiders) or tpower "
        "(truncated power method); a comma list runs each")
       ("output", po::value(&o.output), "output file (written atomically)")
-      ("output-format", po::value(&o.output_format)->default_value("hdf5"),
-       "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per line)")
+      ("output-format", po::value(&o.output_format),
+       "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per "
+       "line); default: from the --output name (.h5/.hdf5 or .txt), which it must agree with")
       ("init", po::value(&init)->default_value("degree,feige,peel,tpower"),
        "dpcd: initial sets tried (comma list of degree, feige, peel, tpower); DPCD starts from "
        "the densest. tpower: a few truncated power iterations from the degree set (on k-NN-like "

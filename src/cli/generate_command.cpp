@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "commands_impl.hpp"
+#include "lsgl/io/output_format.hpp"
 #include "lsgl/pipeline/generate.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
@@ -61,6 +62,7 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
     return 0;
   }
   collective_check(comm, !output.empty(), "--output is required");
+  lsgl::collectively(comm, [&] { output_format("--output", output, {OutputFormat::kHdf5}); });
   check_writable(comm, output);
   m.seed = b.seed;
   if (kind == "blobs") {

@@ -37,17 +37,19 @@ void write_hdf5(MPI_Comm comm, const ConvertOptions& o, const LocalCsr& rows,
 }  // namespace
 
 std::string convert_target(const std::string& to, const std::string& output) {
-  if (!to.empty()) {
-    if (to == "mtx" || to == "edgelist" || to == "npz" || to == "hdf5") return to;
+  if (!to.empty() && to != "mtx" && to != "edgelist" && to != "npz" && to != "hdf5")
     throw std::invalid_argument("unknown --to '" + to + "' (mtx, edgelist, npz or hdf5)");
+  std::string named;
+  try {
+    named = to_string(graph_output_format("--output", output));
+  } catch (const std::invalid_argument&) {
+    if (to.empty() || ends_with(output, ".gz")) throw;
+    return to;  // a name without a graph extension: --to decides
   }
-  if (ends_with(output, ".mtx")) return "mtx";
-  if (ends_with(output, ".npz")) return "npz";
-  if (ends_with(output, ".h5") || ends_with(output, ".hdf5")) return "hdf5";
-  for (const char* s : {".txt", ".edges", ".edgelist", ".tsv"})
-    if (ends_with(output, s)) return "edgelist";
-  throw std::invalid_argument("--to is needed: the format cannot be told from the name '" + output +
-                              "' (mtx, edgelist, npz or hdf5)");
+  if (!to.empty() && to != named)
+    throw std::invalid_argument("--to " + to + " but the name --output '" + output +
+                                "' asks for " + named + ": change one of them");
+  return named;
 }
 
 GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o) {

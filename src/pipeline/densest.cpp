@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 #include "lsgl/dpcd/baselines.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/attributes.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/io/output_format.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
@@ -25,6 +27,18 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// Local. The format of --output: its name's (.h5/.hdf5 or .txt), which --output-format must agree
+// with when given; throws std::invalid_argument otherwise.
+OutputFormat subgraph_output_format(const DensestOptions& o) {
+  const OutputFormat f =
+      output_format("--output", o.output, {OutputFormat::kHdf5, OutputFormat::kText});
+  if (!o.output_format.empty() && o.output_format != to_string(f))
+    throw std::invalid_argument("--output-format " + o.output_format + " but the name --output '" +
+                                o.output + "' asks for " + to_string(f) +
+                                ": change one of them (or leave --output-format out)");
+  return f;
+}
+
 void validate(MPI_Comm comm, const DensestOptions& o) {
   collective_check(comm, !o.graph.empty(), "--graph is required");
   collective_check(comm, !o.sizes.empty(), "--size is required");
@@ -37,8 +51,10 @@ void validate(MPI_Comm comm, const DensestOptions& o) {
                      "unknown --method '" + m + "' (dpcd, peel, ravi, feige or tpower)");
   collective_check(comm, o.output.empty() || o.sizes.size() * o.methods.size() == 1,
                    "--output needs a single --size and a single --method");
-  collective_check(comm, o.output_format == "hdf5" || o.output_format == "text",
+  collective_check(comm, o.output_format.empty() || o.output_format == "hdf5" ||
+                             o.output_format == "text",
                    "unknown --output-format '" + o.output_format + "' (hdf5 or text)");
+  if (!o.output.empty()) collectively(comm, [&] { subgraph_output_format(o); });
   collective_check(comm, o.tpower_max_iterations >= 1, "--tpower-max-iter must be at least 1");
   const auto& d = o.dpcd.dpcd;
   collective_check(comm, d.max_iterations >= 0, "--max-iter must be >= 0");
@@ -223,7 +239,7 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
       s.t_read = t_read;
       if (!o.output.empty()) {
         s.t_write = timed_phase(comm, "write", talk, [&] {
-          if (o.output_format == "text") write_members(comm, o, s);
+          if (subgraph_output_format(o) == OutputFormat::kText) write_members(comm, o, s);
           else write_hdf5(comm, o, s);
         });
       }

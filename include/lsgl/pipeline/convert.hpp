@@ -19,8 +19,9 @@ struct ConvertOptions {
   std::string configuration;
 };
 
-// Local. The output format named by `to`, or guessed from `output` (.mtx, .npz, .h5/.hdf5,
-// .txt/.edges/.edgelist/.tsv) when `to` is empty; throws std::invalid_argument otherwise.
+// Local. The output format `output`'s name asks for (graph_output_format: .mtx, .npz, .h5/.hdf5,
+// .txt/.edges/.edgelist/.tsv), which `to` must agree with when given; `to` alone decides for a
+// name without a graph extension (not for .gz). Throws std::invalid_argument otherwise.
 std::string convert_target(const std::string& to, const std::string& output);
 
 // Collective. Reads the graph, writes it (atomically), returns the input report. Throws

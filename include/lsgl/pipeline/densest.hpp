@@ -22,7 +22,7 @@ struct DensestOptions {
   std::vector<std::int64_t> sizes;
   std::vector<std::string> methods = {"dpcd"};
   std::string output;                    // empty: no file
-  std::string output_format = "hdf5";    // hdf5 | text
+  std::string output_format;    // hdf5 | text; empty: from the --output name
   dpcd::DensestDpcdOptions dpcd;
   int tpower_max_iterations = 100;
   bool quiet = false;
