@@ -11,6 +11,7 @@ import h5py
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
+import scipy.sparse.csgraph
 import scipy.sparse.linalg  # noqa: F401 (sp.linalg)
 
 from harness import Suite, error_lines, load_graph, write_h5
@@ -146,15 +147,19 @@ if ok(p):
     check("eval: class node counts leave the unlabelled out",
           cc["nodes"] == [int(np.sum(lab == c)) for c in range(4)], cc["nodes"])
     K = known.astype(bool)
-    U = ~K
     Wm = sp.csr_matrix(W)
+    # Nodes in components without a known node cannot be reached: left out, predicted -1.
+    _, comp = scipy.sparse.csgraph.connected_components(Wm, directed=False)
+    reach = np.isin(comp, comp[K])
+    U = ~K & reach
     L = sp.csr_matrix(sp.diags(np.asarray(Wm.sum(axis=1)).ravel()) - Wm)
     F = np.zeros((n, 4))
     for c in range(4):
         rhs = -L[U][:, K] @ (lab[K] == c).astype(float)
         F[U, c] = sp.linalg.spsolve(L[U][:, U].tocsc(), rhs)
-    scored = U & (lab >= 0)
-    correct = int(np.sum(F[scored].argmax(axis=1) == lab[scored]))
+    scored = ~K & (lab >= 0)
+    pred_here = np.where(reach, F.argmax(axis=1), -1)
+    correct = int(np.sum(pred_here[scored] == lab[scored]))
     check("eval --known: known and unknown counts",
           lp["known"] == int(K.sum()) and lp["unknown"] == int(scored.sum())
           and lp["unlabelled"] == int(np.sum(lab < 0)), lp)
@@ -162,7 +167,7 @@ if ok(p):
           abs(lp["correct"] - correct) <= 1, f"{lp['correct']} vs {correct}")
     with h5py.File(path("pred.h5"), "r") as f:
         pred, given = f["/predictions"][:], f["/known"][:]
-    expect = np.where(K, lab, F.argmax(axis=1))
+    expect = np.where(K, lab, pred_here)
     check("eval --predictions: known nodes keep their label, the others the harmonic argmax",
           np.array_equal(given, known) and np.sum(pred != expect) <= 1,
           f"{np.sum(pred != expect)} differ")
@@ -178,6 +183,16 @@ np.save(path("short-known.npy"), known[:-1])
 T.check_refused("eval --known of the wrong length refused",
                 run("eval", "--graph", path("g.h5"), "--labels", path("lab.npy"), "--known",
                     path("short-known.npy"), ranks=2), [])
+
+# 7. A file of the wrong kind given as a graph: the message names what it is and what to do.
+np.save(path("x.npy"), X)
+for name, f, says in (("a data file", data, "lsgl learn --input"),
+                      ("a .npy array", path("x.npy"), "NumPy array"),
+                      ("a .npz archive", path("g.npz"), "mmwrite")):
+    p = run("eval", "--graph", f, ranks=2)
+    T.check_refused(f"eval --graph {name} refused", p, [])
+    check(f"eval --graph {name}: the message says what the file is and what to do",
+          p is not None and says in p.stderr, p.stderr if p else "")
 
 # 5. Edge-list ids are positions: a huge id range or named ids are refused with a hint.
 for name, text, hint in (("huge ids", "10000000 2 1.0\n", "renumber"),
