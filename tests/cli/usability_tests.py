@@ -88,7 +88,7 @@ models = {}
 for loss in ("sdh", "itq"):
     models[loss] = path(f"m-{loss}.h5")
     T.setup(f"hash train {loss}", run("hash", "train", "--input", data, "--labels", path("y.npy"),
-                                      "--bits", 8, "--loss", loss, "--anchors", 40,
+                                      "--bits", 4, "--loss", loss, "--anchors", 40,
                                       "--output", models[loss], "--quiet"))
 q = {}
 for loss in ("sdh", "itq"):
@@ -104,7 +104,7 @@ T.check_refused("hash eval: SDH queries against an ITQ database refused",
 # Two models of the same loss, features and bits (another seed): only the digest differs.
 other = path("m-sdh-seed2.h5")
 T.setup("hash train seed 2", run("hash", "train", "--input", data, "--labels", path("y.npy"),
-                                 "--bits", 8, "--anchors", 40, "--seed", 2, "--output", other,
+                                 "--bits", 4, "--anchors", 40, "--seed", 2, "--output", other,
                                  "--quiet"))
 T.check_refused("hash eval: codes of another model with the same settings refused",
                 run("hash", "eval", "--queries", q["sdh"], "--database", other, ranks=2), [])
