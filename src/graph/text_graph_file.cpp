@@ -234,7 +234,7 @@ namespace {
 void check_id_range(MPI_Comm comm, const std::string& path, std::int64_t n, std::int64_t entries) {
   const std::int64_t edges = allreduce_sum(comm, entries);
   collective_check(comm, edges == 0 || n <= 20 * edges + 1000,
-                   "'" + path + "': node ids go up to " + std::to_string(n - 1) + " but its " +
+                   "'" + path + "': node ids up to " + std::to_string(n - 1) + ", but its " +
                        std::to_string(edges) + " edges name at most " +
                        std::to_string(2 * edges) + " distinct nodes; ids are node positions " +
                        "0..n-1, not names: renumber them densely first (e.g. pandas.factorize)");

@@ -42,8 +42,11 @@ std::string convert_target(const std::string& to, const std::string& output) {
   std::string named;
   try {
     named = to_string(graph_output_format("--output", output));
-  } catch (const std::invalid_argument&) {
-    if (to.empty() || ends_with(output, ".gz")) throw;
+  } catch (const std::invalid_argument& e) {
+    if (ends_with(output, ".gz")) throw;
+    if (to.empty())
+      throw std::invalid_argument(std::string("--to is needed (mtx, edgelist, npz or hdf5), or ") +
+                                  e.what());
     return to;  // a name without a graph extension: --to decides
   }
   if (!to.empty() && to != named)

@@ -30,8 +30,8 @@ constexpr int kMaxClasses = 100000;
 
 void check_output(MPI_Comm comm, const std::string& output, const std::vector<FileArg>& inputs) {
   collective_check(comm, !output.empty(), "--output is required");
-  collectively(comm, [&] { output_format("--output", output, {OutputFormat::kHdf5}); });
   check_distinct_files(comm, inputs, {{"--output", output}});
+  collectively(comm, [&] { output_format("--output", output, {OutputFormat::kHdf5}); });
   check_writable(comm, output);
 }
 
