@@ -99,7 +99,8 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
   add_data_options(d, o);
   d.add_options()
       ("json", po::value(&json), "also write the summary as one JSON object to this file")
-      ("output", po::value(&o.output), "output graph file, format from the name: .h5 (lsgl's graph with its attributes), .npz "
+      ("output", po::value(&o.output),
+       "output graph file, format from the name: .h5 (lsgl's graph with its attributes), .npz "
        "(scipy), .mtx, .txt/.edges/.tsv (edge list); written atomically")
       ("model", po::value(&o.model)->default_value("log"),
        "log: the log model ([KP19] eq. 5), theta from --k; l2: the l2-degree model ([KP19] eq. 4), "

@@ -78,7 +78,8 @@ OutputFormat output_format(const std::string& option, const std::string& path,
       if (ends_with(name, e)) return f;
   const std::size_t slash = name.find_last_of('/');
   const std::size_t dot = name.find_last_of('.');
-  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  const bool has_extension =
+      dot != std::string::npos && (slash == std::string::npos || dot > slash);
   if (!has_extension) throw std::invalid_argument(accepted + "; the name has none");
   throw std::invalid_argument(accepted + "; this command does not write '" + name.substr(dot) +
                               "' files");

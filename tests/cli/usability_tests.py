@@ -27,7 +27,8 @@ def ok(p):
 
 def same_matrix(a, b):
     d = (sp.csr_matrix(a) - sp.csr_matrix(b)).tocoo()
-    return a.shape == b.shape and (d.nnz == 0 or np.abs(d.data).max() <= 1e-12 * np.abs(b.data).max())
+    scale = np.abs(b.data).max()
+    return a.shape == b.shape and (d.nnz == 0 or np.abs(d.data).max() <= 1e-12 * scale)
 
 
 # 1. learn writes the format its --output name asks for: the same graph as the HDF5 one.

@@ -49,7 +49,8 @@ struct LabelPropagationResult {
   std::vector<double> scores;  // keep_scores: local rows x classes, row-major
 };
 
-// Collective. `known` must hold labelled nodes only. Solves one linear system per class with PETSc KSP (CG, Jacobi preconditioner;
+// Collective. `known` must hold labelled nodes only.
+// Solves one linear system per class with PETSc KSP (CG, Jacobi preconditioner;
 // PETSc options with prefix -lp_, e.g. -lp_pc_type gamg, override) on the distributed matrix of
 // laplacian_matrix with the known and unreachable nodes as identity rows.
 LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr& m,
