@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   int code = 0;
   try {
     code = lsgl::cli::dispatch(PETSC_COMM_WORLD, argc, argv);
+    if (code == 0) code = lsgl::cli::check_petsc_options_used(PETSC_COMM_WORLD);
   } catch (const lsgl::CollectiveError& e) {
     if (rank == 0) std::fprintf(stderr, "lsgl: error: %s\n", e.what());
     code = 1;

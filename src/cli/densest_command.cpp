@@ -65,8 +65,9 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "mpec-adm (Yuan & Ghanem's MPEC exact penalty or alternating direction method); a comma "
        "list runs each")
       ("output", po::value(&o.output), "output file (written atomically)")
-      ("output-format", po::value(&output_format)->default_value("hdf5"),
-       "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per line)")
+      ("output-format", po::value(&output_format),
+       "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per "
+       "line); default: from the --output name (.h5/.hdf5 or .txt), which it must agree with")
       ("init", po::value(&init)->default_value("degree,feige,peel,tpower"),
        "dpcd: initial sets tried (comma list of degree, feige, peel, tpower); DPCD starts from "
        "the densest. tpower: a few truncated power iterations from the degree set (on k-NN-like "
@@ -140,7 +141,8 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
     d.fallback = parse_choice<dpcd::Fallback>("fallback", fallback);
     o.dpcd.init = parse_choice_list<dpcd::InitialSet>("init", init);
     o.methods = parse_choice_list<DensestMethod>("method", methods);
-    o.output_format = parse_choice<SubgraphFormat>("output-format", output_format);
+    if (!output_format.empty())
+      o.output_format = parse_choice<SubgraphFormat>("output-format", output_format);
     if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
     std::stringstream ks(sizes);
     for (std::string item; std::getline(ks, item, ',');) {

@@ -20,12 +20,16 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
   d.add_options()
       ("labels", po::value(&o.labels),
        "labels, one integer per node: IDX/IDX.gz, .npy (int64/int32/uint8) or HDF5 (with "
-       "--labels-dataset); enables label propagation and class connectivity")
+       "--labels-dataset); enables label propagation and class connectivity. A negative label "
+       "(e.g. -1) marks an unlabelled node: never known, never scored, not a class")
       ("labels-dataset", po::value(&o.labels_dataset)->default_value("/labels"),
        "HDF5 dataset holding the labels")
       ("known-fraction", po::value(&o.lp.fraction)->default_value(0.01, "0.01"),
        "label propagation: share of nodes whose label is given (chosen by --seed)")
       ("seed", po::value(&o.lp.seed)->default_value(1), "seed choosing the known nodes")
+      ("known", po::value(&o.known),
+       "label propagation: the known nodes instead of --known-fraction: a mask of one integer "
+       "per node (nonzero: its label is given) in the formats of --labels (HDF5: /known)")
       ("lp-rtol", po::value(&o.lp.rtol)->default_value(1e-6, "1e-6"),
        "label propagation: relative tolerance of each CG solve (PETSc options -lp_...)")
       ("lp-max-iter", po::value(&o.lp.max_iterations)->default_value(10000),
@@ -48,6 +52,10 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("eig-tol", po::value(&o.embedding_params.tol)->default_value(1e-8, "1e-8"),
        "embedding: relative residual tolerance of the eigenpairs")
       ("json", po::value(&o.json), "also write the report as one JSON object to this file")
+      ("predictions", po::value(&o.predictions),
+       "with --labels: write label propagation's result to this HDF5 file: /predictions (the "
+       "label of every node: given for known nodes, predicted otherwise, -1 when unreachable) "
+       "and /known (1: label given)")
       ("quiet", po::bool_switch(&quiet), "print nothing but errors");
   add_common_options(d);
   const Parsed p = parse(comm, args, d);

@@ -4,6 +4,7 @@
 
 #include "commands_impl.hpp"
 #include "lsgl/cli/choices.hpp"
+#include "lsgl/io/output_format.hpp"
 #include "lsgl/synth/generate.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
@@ -75,6 +76,7 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
   Kind k = Kind::kBlobs;
   lsgl::collectively(comm, [&] { k = parse_choice<Kind>("kind", kind); });
   collective_check(comm, !output.empty(), "--output is required");
+  lsgl::collectively(comm, [&] { output_format("--output", output, {OutputFormat::kHdf5}); });
   check_writable(comm, output);
   m.seed = b.seed;
   if (k == Kind::kBlobs) {

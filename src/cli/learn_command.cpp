@@ -6,8 +6,12 @@
 #include "commands_impl.hpp"
 #include "lsgl/cli/choices.hpp"
 #include "lsgl/pipeline/learn.hpp"
+#include "lsgl/pipeline/learn_json.hpp"
+#include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/interrupt.hpp"
+#include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "options.hpp"
 #include "printing_monitor.hpp"
@@ -135,6 +139,13 @@ void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o)
   o.ann.seed = o.seed;
 }
 
+// Collective. --json is an output: distinct from the inputs and --output, writable.
+void check_json_output(MPI_Comm comm, const LearnOptions& o, const std::string& json) {
+  check_distinct_files(comm, {{"--input", o.input}, {"--candidates", o.candidates}},
+                       {{"--output", o.output}, {"--json", json}});
+  check_writable(comm, json);
+}
+
 }  // namespace
 
 int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
@@ -143,10 +154,14 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
   Choices c;
   int progress_every = 50;
   bool quiet = false;
+  std::string json;
   po::options_description d("lsgl learn options");
   add_data_options(d, o, c);
   d.add_options()
-      ("output", po::value(&o.output), "output graph file (HDF5, written atomically)")
+      ("json", po::value(&json), "also write the summary as one JSON object to this file")
+      ("output", po::value(&o.output),
+       "output graph file, format from the name: .h5 (lsgl's graph with its attributes), .npz "
+       "(scipy), .mtx, .txt/.edges/.tsv (edge list); written atomically")
       ("model", po::value(&c.model)->default_value("log"),
        "log: the log model ([KP19] eq. 5), theta from --k; l2: the l2-degree model ([KP19] eq. 4), "
        "alpha searched for --k; soft, hard: Daitch et al. 2009 ([KP19] eq. 23, 22), degree not "
@@ -232,10 +247,14 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                    "--progress-every, --checkpoint-every and --recall-sample must be >= 0");
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
+  if (!json.empty()) check_json_output(comm, o, json);
   install_interrupt_handlers();
   const auto monitor = make_printing_monitor(comm, quiet ? Verbosity::kNothing : Verbosity::kAll,
                                              progress_every);
-  return run_learn(comm, o, *monitor).interrupted ? kExitInterrupted : 0;
+  const LearnSummary s = run_learn(comm, o, *monitor);
+  if (s.interrupted) return kExitInterrupted;
+  if (!json.empty()) write_text_file(comm, json, learn_summary_json(o, s) + "\n");
+  return 0;
 }
 
 int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {

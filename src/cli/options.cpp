@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "lsgl/util/error.hpp"
+#include "petsc_options.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/mpi.hpp"
 
@@ -84,6 +85,7 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
       if (w.rfind("--", 0) == 0)
         throw std::runtime_error("unknown option '" + w + "' (see --help)");
       if (w.size() > 1 && w[0] == '-') {
+        check_single_dash_option(w, desc);
         after_petsc_option = true;
         continue;
       }

@@ -20,9 +20,11 @@ ClassConnectivity class_connectivity(const CsrGhosts& ghosts, const LocalCsr& m,
   std::vector<double> sum(static_cast<std::size_t>(C) * C + 1, 0.0);  // last: total
   for (std::int64_t r = 0; r < nl; ++r) {
     const int a = labels.index[r];
+    if (a < 0) continue;  // unlabelled: its edges are not counted
     ++out.nodes[a];
     double* row = sum.data() + static_cast<std::size_t>(a) * C;
     for (std::int64_t e = m.indptr[r]; e < m.indptr[r + 1]; ++e) {
+      if (cls[slot[e]] < 0) continue;
       row[cls[slot[e]]] += m.data[e];
       sum.back() += m.data[e];
     }

@@ -76,11 +76,11 @@ LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr&
   for (std::int64_t r = 0; r < nl; ++r) {
     fixed[r] = known[r] || known_in_component[r] == 0;
     counts[0] += known[r] ? 1 : 0;
-    counts[1] += known_in_component[r] == 0 ? 1 : 0;
+    counts[1] += known_in_component[r] == 0 && labels.index[r] >= 0 ? 1 : 0;
   }
   MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, comm);
   res.known = counts[0];
-  res.unknown = m.n - counts[0];
+  res.unknown = m.n - labels.unlabelled - counts[0];
   res.unreachable = counts[1];
 
   // Class index of each known node, on local and ghost slots (-1: unknown).
@@ -162,7 +162,7 @@ LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr&
     if (known[r]) {
       res.prediction[r] = labels.index[r];
       if (params.keep_scores) res.scores[r * C + labels.index[r]] = 1.0;
-    } else if (res.prediction[r] == labels.index[r]) {
+    } else if (labels.index[r] >= 0 && res.prediction[r] == labels.index[r]) {
       ++correct;
     }
   }

@@ -13,7 +13,9 @@ NodeLabels make_node_labels(MPI_Comm comm, const std::vector<std::int64_t>& valu
                             int max_classes) {
   const std::string too_many =
       "more than " + std::to_string(max_classes) + " distinct labels (see --max-classes)";
-  std::vector<std::int64_t> mine(values);
+  std::vector<std::int64_t> mine;
+  for (std::int64_t v : values)
+    if (v >= 0) mine.push_back(v);
   std::sort(mine.begin(), mine.end());
   mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
   collective_check(comm, static_cast<std::int64_t>(mine.size()) <= max_classes, too_many);
@@ -24,9 +26,14 @@ NodeLabels make_node_labels(MPI_Comm comm, const std::vector<std::int64_t>& valu
   NodeLabels l;
   l.classes = std::move(all);
   l.index.resize(values.size());
-  for (std::size_t r = 0; r < values.size(); ++r)
-    l.index[r] = static_cast<std::int32_t>(
-        std::lower_bound(l.classes.begin(), l.classes.end(), values[r]) - l.classes.begin());
+  for (std::size_t r = 0; r < values.size(); ++r) {
+    l.index[r] = values[r] < 0 ? -1
+                               : static_cast<std::int32_t>(
+                                     std::lower_bound(l.classes.begin(), l.classes.end(),
+                                                      values[r]) - l.classes.begin());
+    l.unlabelled += values[r] < 0;
+  }
+  l.unlabelled = allreduce_sum(comm, l.unlabelled);
   return l;
 }
 

@@ -22,6 +22,19 @@ struct Detected {
   FileHead head;
 };
 
+// Local. Why the head of a file given as a text graph shows another kind of file (a NumPy
+// array, a ZIP such as scipy's .npz), with what to do instead; empty when it may be a graph.
+std::string not_a_text_graph(const std::string& path, const std::string& head) {
+  if (head.rfind("\x93NUMPY", 0) == 0)
+    return "'" + path + "' is a NumPy array, not a graph (lsgl reads graphs as its HDF5, edge " +
+           "lists or Matrix Market): learn a graph from data with `lsgl learn --input " + path +
+           "`";
+  if (head.rfind("PK\x03\x04", 0) == 0)
+    return "'" + path + "' is a ZIP archive (a NumPy .npz?), not a graph lsgl reads: write a " +
+           "scipy matrix W with scipy.io.mmwrite('graph.mtx', W) and give the .mtx";
+  return "";
+}
+
 // Collective. Rank 0 reads the head of `path` and picks the format (`format` or, for auto, from
 // the head); every rank learns it.
 Detected detect(MPI_Comm comm, const std::string& path, GraphFormat format) {
@@ -48,6 +61,7 @@ Detected detect(MPI_Comm comm, const std::string& path, GraphFormat format) {
       if (message.empty() && d.kind != GraphFormat::kHdf5 && d.head.hdf5)
         message = "'" + path + "' is an HDF5 file, not a text graph";
       d.gz = d.head.gz;
+      if (message.empty() && d.kind != GraphFormat::kHdf5) message = not_a_text_graph(path, d.head.text);
     }
   }
   collective_check(comm, message.empty(), message);

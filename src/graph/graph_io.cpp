@@ -167,10 +167,28 @@ void check_indptr(MPI_Comm comm, const LocalCsr& m, std::int64_t nnz, const std:
   collective_check(comm, message.empty(), message);
 }
 
+// Collective. What an HDF5 file without /graph/indptr holds instead, and what to do: a 2-D
+// dataset is taken for a data matrix (learn a graph from it), /hash for hash codes.
+std::string not_a_graph_file(const h5::File& f, const std::string& path) {
+  const std::string head = "'" + path + "' holds no lsgl graph (no /graph/indptr)";
+  if (h5::object_kind(f, "/hash") == h5::ObjectKind::kGroup)
+    return head + " but lsgl hash codes (`lsgl hash eval` reads them)";
+  for (const auto& [name, info] : h5::list_datasets(f))
+    if (info.dims.size() == 2)
+      return head + " but the " + std::to_string(info.dims[0]) + " x " +
+             std::to_string(info.dims[1]) + " matrix " + name +
+             ": learn a graph from it with `lsgl learn --input " + path + " --dataset " + name +
+             "`";
+  return head + "; lsgl graphs are written by `lsgl learn` or `lsgl convert`";
+}
+
 }  // namespace
 
 LocalCsr read_graph(MPI_Comm comm, const std::string& path) {
   h5::File f = h5::open_read(comm, path);
+  if (h5::object_kind(f, "/graph") != h5::ObjectKind::kGroup ||
+      h5::object_kind(f, "/graph/indptr") != h5::ObjectKind::kDataset)
+    collective_check(comm, false, not_a_graph_file(f, path));
   const std::int64_t n = h5::length_1d(f, "/graph/indptr") - 1;
   collective_check(comm, n >= 1, "'" + path + "' has an empty /graph/indptr");
   const Partition part(n, comm_size(comm));

@@ -42,6 +42,9 @@ void parse_lines(const char* p, const char* end, const TextFormat& tf, ParseStat
       double w = 1.0;
       const char* err = nullptr;
       if (*q == '-') err = "negative node id";
+      else if (std::isalpha(static_cast<unsigned char>(*q)) || *q == '"')
+        err = "node ids must be integers 0..n-1, not names or a header line (remove a header "
+              "line; map names to integers first, e.g. pandas.factorize)";
       else if (!parse_id(q, eol, u)) err = "expected 'u v [w]'";
       while (!err && q < eol && is_space(*q)) ++q;
       if (!err && q < eol && *q == '-') err = "negative node id";

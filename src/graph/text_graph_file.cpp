@@ -226,6 +226,23 @@ FileHead read_file_head(const std::string& path, std::size_t limit) {
   return h;
 }
 
+namespace {
+
+// Collective. Edge-list ids are used as given (n = largest id + 1); `entries` lines name at most
+// 2 x entries distinct ids. Refuses n above 10 times that (plus 1000): the ids are then labels,
+// not positions, and the graph would be mostly isolated nodes (a line "1000000000 2 1" asked
+// for 10^9 nodes).
+void check_id_range(MPI_Comm comm, const std::string& path, std::int64_t n, std::int64_t entries) {
+  const std::int64_t edges = allreduce_sum(comm, entries);
+  collective_check(comm, edges == 0 || n <= 20 * edges + 1000,
+                   "'" + path + "': node ids up to " + std::to_string(n - 1) + ", but its " +
+                       std::to_string(edges) + " edges name at most " +
+                       std::to_string(2 * edges) + " distinct nodes; ids are node positions " +
+                       "0..n-1, not names: renumber them densely first (e.g. pandas.factorize)");
+}
+
+}  // namespace
+
 TextEntries read_text_entries(MPI_Comm comm, const std::string& path, const FileHead& head,
                               bool mtx, bool gz, const std::string& hint) {
   const TextFormat tf = mtx ? mtx_header(comm, path, head) : TextFormat();
@@ -250,6 +267,7 @@ TextEntries read_text_entries(MPI_Comm comm, const std::string& path, const File
     out.n = tf.n;
   } else {
     out.n = allreduce_max(comm, st.max_id) + 1;
+    check_id_range(comm, path, out.n, static_cast<std::int64_t>(st.out.size()));
   }
   collective_check(comm, out.n >= 1, "'" + path + "' holds no edges");
   check_allocation(comm, (Partition(out.n, comm_size(comm)).count(comm_rank(comm)) + 1) * 24,

@@ -56,7 +56,34 @@ int read_bits(MPI_Comm comm, const h5::File& f, const std::string& path) {
   return static_cast<int>(bits);
 }
 
+// FNV-1a over raw bytes.
+void fnv1a(std::uint64_t& h, const void* data, std::size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+}
+
+void fnv1a(std::uint64_t& h, const std::vector<double>& v) {
+  fnv1a(h, v.data(), v.size() * sizeof(double));
+}
+
 }  // namespace
+
+std::string model_digest(MPI_Comm comm, const Model& m) {
+  std::uint64_t h = 14695981039346656037ULL;
+  if (comm_rank(comm) == 0) {
+    const std::string kinds = to_string(m.loss) + "/" + to_string(m.features.kind);
+    fnv1a(h, kinds.data(), kinds.size());
+    fnv1a(h, &m.bits, sizeof m.bits);
+    fnv1a(h, &m.features.sigma, sizeof m.features.sigma);
+    fnv1a(h, m.P.a);
+    fnv1a(h, m.features.mean);
+    fnv1a(h, m.features.anchors.a);
+  }
+  MPI_Bcast(&h, 1, MPI_UINT64_T, 0, comm);
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
 
 void write_model(MPI_Comm comm, const std::string& path, const Model& m, const CodeBlock& block,
                  const std::vector<double>& objective, const Attributes& attributes) {
@@ -69,6 +96,7 @@ void write_model(MPI_Comm comm, const std::string& path, const Model& m, const C
                        {"/hash/anchors", &m.features.anchors.a},
                        {"/hash/objective", &objective}},
                       checked);
+  const std::string digest = model_digest(comm, m);
   write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/hash");
     const std::int64_t dim = m.P.rows;
@@ -88,7 +116,8 @@ void write_model(MPI_Comm comm, const std::string& path, const Model& m, const C
                        {"solver", to_string(m.solver)},
                        {"features", to_string(m.features.kind)},
                        {"input_dim", m.features.input_dim},
-                       {"sigma", m.features.sigma}});
+                       {"sigma", m.features.sigma},
+                       {"model_digest", digest}});
     set_attributes(f, "/hash", attributes);
   });
 }
@@ -174,7 +203,7 @@ CodeBlock read_codes(MPI_Comm comm, const std::string& path, bool all) {
   } else {
     for (std::int64_t i = 0; i < count; ++i) b.rows.push_back(b.begin + i);
   }
-  for (const char* name : {"loss", "solver", "features"}) {
+  for (const char* name : {"loss", "solver", "features", "metric", "model_digest"}) {
     try {
       b.attributes.push_back({name, h5::get_attr_string(f, "/hash", name)});
     } catch (const CollectiveError&) {

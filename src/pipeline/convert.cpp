@@ -37,14 +37,22 @@ void write_hdf5(MPI_Comm comm, const ConvertOptions& o, const LocalCsr& rows,
 }  // namespace
 
 ExportFormat convert_target(std::optional<ExportFormat> to, const std::string& output) {
-  if (to) return *to;
-  if (ends_with(output, ".mtx")) return ExportFormat::kMtx;
-  if (ends_with(output, ".npz")) return ExportFormat::kNpz;
-  if (ends_with(output, ".h5") || ends_with(output, ".hdf5")) return ExportFormat::kHdf5;
-  for (const char* s : {".txt", ".edges", ".edgelist", ".tsv"})
-    if (ends_with(output, s)) return ExportFormat::kEdgeList;
-  throw std::invalid_argument("--to is needed: the format cannot be told from the name '" + output +
-                              "' (mtx, edgelist, npz or hdf5)");
+  OutputFormat named = OutputFormat::kHdf5;
+  try {
+    named = graph_output_format("--output", output);
+  } catch (const std::invalid_argument& e) {
+    if (ends_with(output, ".gz")) throw;
+    if (!to)
+      throw std::invalid_argument("--to is needed (" + names_list<ExportFormat>() + "), or " +
+                                  e.what());
+    return *to;  // a name without a graph extension: --to decides
+  }
+  // The graph formats carry the same names in both tables.
+  const ExportFormat f = *value_named<ExportFormat>(to_string(named));
+  if (to && *to != f)
+    throw std::invalid_argument("--to " + to_string(*to) + " but the name --output '" + output +
+                                "' asks for " + to_string(f) + ": change one of them");
+  return f;
 }
 
 GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o, Monitor& monitor) {

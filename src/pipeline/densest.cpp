@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 #include "lsgl/dpcd/baselines.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/attributes.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/io/output_format.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
@@ -25,6 +27,21 @@ std::string join(const std::vector<dpcd::InitialSet>& v) {
   return s;
 }
 
+// Local. The format of --output: its name's (.h5/.hdf5 or .txt), which --output-format must agree
+// with when given; throws std::invalid_argument otherwise.
+SubgraphFormat subgraph_output_format(const DensestOptions& o) {
+  const OutputFormat named =
+      output_format("--output", o.output, {OutputFormat::kHdf5, OutputFormat::kText});
+  // hdf5 and text carry the same names in both tables.
+  const SubgraphFormat f = *value_named<SubgraphFormat>(to_string(named));
+  if (o.output_format && *o.output_format != f)
+    throw std::invalid_argument("--output-format " + to_string(*o.output_format) +
+                                " but the name --output '" + o.output + "' asks for " +
+                                to_string(f) +
+                                ": change one of them (or leave --output-format out)");
+  return f;
+}
+
 void validate(MPI_Comm comm, const DensestOptions& o) {
   collective_check(comm, !o.graph.empty(), "--graph is required");
   collective_check(comm, !o.sizes.empty(), "--size is required");
@@ -33,6 +50,7 @@ void validate(MPI_Comm comm, const DensestOptions& o) {
   collective_check(comm, !o.methods.empty(), "--method is empty");
   collective_check(comm, o.output.empty() || o.sizes.size() * o.methods.size() == 1,
                    "--output needs a single --size and a single --method");
+  if (!o.output.empty()) collectively(comm, [&] { subgraph_output_format(o); });
   collective_check(comm, o.tpower_max_iterations >= 1, "--tpower-max-iter must be at least 1");
   const auto& d = o.dpcd.dpcd;
   collective_check(comm, d.max_iterations >= 0, "--max-iter must be >= 0");
@@ -312,7 +330,7 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
       s.t_read = t_read;
       if (!o.output.empty()) {
         s.t_write = timed_phase(comm, "write", monitor, [&] {
-          if (o.output_format == SubgraphFormat::kText)
+          if (subgraph_output_format(o) == SubgraphFormat::kText)
             write_members(comm, o, s);
           else
             write_hdf5(comm, o, s);

@@ -10,6 +10,9 @@
 #include "lsgl/eval/components.hpp"
 #include "lsgl/graph/csr_ghosts.hpp"
 #include "lsgl/io/attributes.hpp"
+#include "lsgl/io/dataset.hpp"
+#include "lsgl/io/h5.hpp"
+#include "lsgl/io/output_format.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
@@ -45,8 +48,59 @@ void validate(MPI_Comm comm, const EvalOptions& o) {
   collective_check(comm, o.diameter_params.bfs_runs >= 1, "--diameter-bfs must be at least 1");
   collective_check(comm, o.embedding_params.vectors >= 1, "--eigenvectors must be at least 1");
   collective_check(comm, o.embedding_params.tol > 0, "--eig-tol must be positive");
-  check_distinct_files(comm, {{"--graph", o.graph}, {"--labels", o.labels}},
-                       {{"--json", o.json}, {"--embedding", o.embedding}});
+  collective_check(comm, o.known.empty() || !o.labels.empty(), "--known needs --labels");
+  collective_check(comm, o.predictions.empty() || !o.labels.empty(),
+                   "--predictions needs --labels");
+  check_distinct_files(comm, {{"--graph", o.graph}, {"--labels", o.labels}, {"--known", o.known}},
+                       {{"--json", o.json}, {"--embedding", o.embedding},
+                        {"--predictions", o.predictions}});
+}
+
+// Collective. The known nodes of label propagation, per local row: the --known mask, or the
+// seeded --known-fraction of all nodes; unlabelled nodes (negative labels) are never known (a
+// --known mask that marks one is refused).
+std::vector<char> known_nodes(MPI_Comm comm, const EvalOptions& o, const LocalCsr& m,
+                              const NodeLabels& labels) {
+  std::vector<char> known;
+  if (o.known.empty()) {
+    known = select_known_nodes(comm, m.n, m.begin, m.local_rows(), o.lp.fraction, o.lp.seed);
+    for (std::int64_t r = 0; r < m.local_rows(); ++r) known[r] = known[r] && labels.index[r] >= 0;
+    return known;
+  }
+  const std::int64_t len = labels_length(comm, o.known, "/known");
+  collective_check(comm, len == m.n,
+                   "--known '" + o.known + "' holds " + std::to_string(len) +
+                       " entries but the graph has " + std::to_string(m.n) + " nodes");
+  const std::vector<std::int64_t> mask =
+      read_labels(comm, o.known, "/known", m.begin, m.local_rows());
+  std::int64_t bad = -1;
+  for (std::int64_t r = 0; r < m.local_rows(); ++r) {
+    known.push_back(mask[r] != 0);
+    if (mask[r] != 0 && labels.index[r] < 0 && bad < 0) bad = m.begin + r;
+  }
+  bad = allreduce_max(comm, bad);
+  collective_check(comm, bad < 0,
+                   "--known marks node " + std::to_string(bad) +
+                       " as known, but its label is negative (unlabelled)");
+  return known;
+}
+
+// Collective. --predictions: /predictions (int64 label value per node; -1: unreachable) and
+// /known (int64, 1: the label was given), rows in node order, written atomically.
+void write_predictions(MPI_Comm comm, const EvalOptions& o, const LocalCsr& m,
+                       const NodeLabels& labels, const LabelPropagationResult& lp) {
+  std::vector<std::int64_t> value, given;
+  for (std::int64_t r = 0; r < m.local_rows(); ++r) {
+    const std::int32_t c = lp.prediction[r];
+    value.push_back(c >= 0 ? labels.classes[c] : -1);
+    given.push_back(lp.known_flag[r] ? 1 : 0);
+  }
+  write_hdf5_atomically(comm, o.predictions, [&](const h5::File& f) {
+    h5::write_1d(f, "/predictions", value, m.begin, m.n);
+    h5::write_1d(f, "/known", given, m.begin, m.n);
+    set_attributes(f, "/", provenance_attributes(comm, o.command_line, o.configuration,
+                                                 {{"input", o.graph}, {"labels", o.labels}}));
+  });
 }
 
 }  // namespace
@@ -55,7 +109,15 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
   const double t_start = MPI_Wtime();
   validate(comm, o);
   if (!o.json.empty()) check_writable(comm, o.json);
-  if (!o.embedding.empty()) check_writable(comm, o.embedding);
+  if (!o.predictions.empty()) {
+    collectively(comm,
+                 [&] { output_format("--predictions", o.predictions, {OutputFormat::kHdf5}); });
+    check_writable(comm, o.predictions);
+  }
+  if (!o.embedding.empty()) {
+    collectively(comm, [&] { output_format("--embedding", o.embedding, {OutputFormat::kHdf5}); });
+    check_writable(comm, o.embedding);
+  }
   EvalReport r;
   r.graph = o.graph;
   r.ranks = comm_size(comm);
@@ -72,6 +134,8 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
     ghosts = std::make_unique<CsrGhosts>(comm, m);
   });
   r.has_labels = !o.labels.empty();
+  r.known_file = o.known;
+  r.unlabelled = labels.unlabelled;
   const std::string note = r.input.note();
   if (!note.empty()) monitor.message(MessageKind::kInfo, "  note: " + note);
 
@@ -88,9 +152,9 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
 
   if (r.has_labels) {
     timed_phase(comm, "label_propagation", monitor, r, [&] {
-      const std::vector<char> known =
-          select_known_nodes(comm, m.n, m.begin, m.local_rows(), o.lp.fraction, o.lp.seed);
+      const std::vector<char> known = known_nodes(comm, o, m, labels);
       r.lp = propagate_labels(*ghosts, m, comp, labels, known, o.lp);
+      if (!o.predictions.empty()) write_predictions(comm, o, m, labels, r.lp);
       r.lp.known_flag.clear();
       r.lp.prediction.clear();
       r.lp.scores.clear();
@@ -164,6 +228,8 @@ std::string eval_report_json(const EvalReport& r) {
     top.add("label_propagation", JsonObject(2)
                                      .add("fraction", json_number(r.lp_params.fraction))
                                      .add("seed", json_unsigned(r.lp_params.seed))
+                                     .add("known_file", json_string(r.known_file))
+                                     .add("unlabelled", json_number(r.unlabelled))
                                      .add("known", json_number(lp.known))
                                      .add("unknown", json_number(lp.unknown))
                                      .add("correct", json_number(lp.correct))
@@ -255,9 +321,16 @@ std::string eval_report_table(const EvalReport& r) {
                          (long long)r.largest_component, (long long)r.singleton_components));
   if (r.has_labels) {
     const LabelPropagationResult& lp = r.lp;
-    line("label propagation",
-         fmt("%.4g%% known (%lld nodes, seed %llu)", 100.0 * r.lp_params.fraction,
-             (long long)lp.known, (unsigned long long)r.lp_params.seed));
+    if (r.known_file.empty())
+      line("label propagation",
+           fmt("%.4g%% known (%lld nodes, seed %llu)", 100.0 * r.lp_params.fraction,
+               (long long)lp.known, (unsigned long long)r.lp_params.seed));
+    else
+      line("label propagation", fmt("%lld nodes known (--known %s)", (long long)lp.known,
+                                    r.known_file.c_str()));
+    if (r.unlabelled > 0)
+      line("  unlabelled", fmt("%lld nodes (negative labels: not known, not scored)",
+                               (long long)r.unlabelled));
     line("  accuracy", fmt("%.4f on %lld unknown nodes (%.4f on the reachable ones)", lp.accuracy,
                            (long long)lp.unknown, lp.accuracy_reachable));
     line("  unreachable",

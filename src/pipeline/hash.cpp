@@ -12,6 +12,7 @@
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/io/metric.hpp"
+#include "lsgl/io/output_format.hpp"
 #include "lsgl/util/blas.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
@@ -31,6 +32,7 @@ constexpr int kMaxClasses = 100000;
 void check_output(MPI_Comm comm, const std::string& output, const std::vector<FileArg>& inputs) {
   collective_check(comm, !output.empty(), "--output is required");
   check_distinct_files(comm, inputs, {{"--output", output}});
+  collectively(comm, [&] { output_format("--output", output, {OutputFormat::kHdf5}); });
   check_writable(comm, output);
 }
 
@@ -71,6 +73,9 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monito
   if (!o.labels.empty()) {
     raw = hash::to_sample_blocks(comm, raw, old_begin, 1, blocks);
     lab = make_node_labels(comm, raw, kMaxClasses);
+    collective_check(comm, lab.unlabelled == 0,
+                     "--labels '" + o.labels + "' marks " + std::to_string(lab.unlabelled) +
+                         " rows unlabelled (negative labels); hash train needs every row's label");
   }
   s.classes = lab.num_classes();
   hash::Model m;
@@ -245,6 +250,8 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o, Mon
     Attributes attrs = {{"loss", to_string(m.loss)},
                         {"solver", to_string(m.solver)},
                         {"features", to_string(m.features.kind)},
+                        {"metric", to_string(metric)},
+                        {"model_digest", hash::model_digest(comm, m)},
                         {"encode_seconds", s.t_encode},
                         {"per_class", o.per_class},
                         {"seed", static_cast<std::int64_t>(o.seed)}};
@@ -282,6 +289,20 @@ double attr_double(const Attributes& a, const std::string& name) {
   return -1.0;
 }
 
+// Collective (q and db are the same on every rank). Refuses queries and a database whose codes
+// come from different models: loss, solver, features, metric or the model's digest differ
+// (attributes an older file lacks are not compared).
+void check_same_model(MPI_Comm comm, const HashEvalOptions& o, const hash::CodeBlock& q,
+                      const hash::CodeBlock& db) {
+  for (const char* name : {"loss", "solver", "features", "metric", "model_digest"}) {
+    const std::string a = attr_string(q.attributes, name), b = attr_string(db.attributes, name);
+    collective_check(comm, a.empty() || b.empty() || a == b,
+                     "--queries '" + o.queries + "' and --database '" + o.database +
+                         "' hold codes of different models (" + name + " " + a + " and " + b +
+                         "): encode both with the same model (`lsgl hash encode --model M`)");
+  }
+}
+
 }  // namespace
 
 HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o, Monitor& monitor) {
@@ -299,6 +320,7 @@ HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o, Monitor& 
   collective_check(comm, q.bits == db.bits,
                    "the queries have " + std::to_string(q.bits) + "-bit codes, the database " +
                        std::to_string(db.bits) + "-bit codes");
+  check_same_model(comm, o, q, db);
   collective_check(comm, q.has_labels && db.has_labels,
                    "both --queries and --database need labels (/hash/labels)");
   // Label values -> indices of the database's distinct labels (-1: absent from the database).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 
+#include "lsgl/graph/graph_export.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/graph/locality_order.hpp"
 #include "lsgl/io/attributes.hpp"
@@ -106,6 +107,7 @@ void validate(MPI_Comm comm, const LearnOptions& o, bool writes_graph) {
   if (writes_graph) {
     collective_check(comm, !o.output.empty(), "--output is required");
     collective_check(comm, o.output != o.input, "--output must not be the input file");
+    collectively(comm, [&] { graph_output_format("--output", o.output); });
   }
   validate_ranges(comm, o);
 }
@@ -400,7 +402,7 @@ void write_phase(LearnRun& run) {
     s.degree_deviation = (s.avg_degree - o.k) / o.k;
     const Attributes file_attrs =
         provenance_attributes(run.comm, o.command_line, o.configuration, {{"input", o.input}});
-    write_graph(run.comm, o.output, rows, graph_attributes(run, nnz), file_attrs);
+    write_graph_file(run.comm, o.output, rows, graph_attributes(run, nnz), file_attrs);
   });
 }
 

@@ -319,7 +319,7 @@ finally:
 
 # A device node at --output (a copy of /dev/full made with mknod, so that /dev/full itself is never
 # at risk): writing must fail (ENOSPC) and the node must stay.
-dev = path("devfull")
+dev = path("devfull.h5")  # a graph name, so that the write itself is what fails
 made = subprocess.run(["mknod", dev, "c", "1", "7"], capture_output=True).returncode == 0
 if made:
     for what, extra in (("output", []), ("checkpoint", ["--checkpoint-every", 5])):

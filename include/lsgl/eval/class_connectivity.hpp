@@ -23,6 +23,7 @@ struct ClassConnectivity {
 };
 
 // Collective. One ghost exchange of class indices and one all-reduce of C x C numbers.
+// Unlabelled nodes (labels.index -1) and their edges are left out of every count.
 ClassConnectivity class_connectivity(const CsrGhosts& ghosts, const LocalCsr& m,
                                      const NodeLabels& labels);
 

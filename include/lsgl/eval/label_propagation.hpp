@@ -4,7 +4,8 @@
 // unknown nodes, f_c = [label == c] on the known ones), i.e. L_uu f_u = -L_ul y_l; an unknown
 // node takes the class of its largest f_c (ties: the smaller label). Nodes in components without
 // a known node cannot be reached (the system is singular there): they are counted as
-// `unreachable`, left out of the solve and counted as wrong in `accuracy`.
+// `unreachable`, left out of the solve and counted as wrong in `accuracy`. Unlabelled nodes
+// (labels.index -1) are never known and never scored: they take part in the solve only.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,8 +34,8 @@ struct LabelPropagationParams {
 
 struct LabelPropagationResult {
   std::int64_t known = 0;         // nodes with a given label
-  std::int64_t unknown = 0;       // n - known
-  std::int64_t unreachable = 0;   // unknown nodes in components without a known node
+  std::int64_t unknown = 0;       // labelled nodes not known (the scored ones)
+  std::int64_t unreachable = 0;   // scored nodes in components without a known node
   std::int64_t correct = 0;       // unknown nodes predicted correctly
   double accuracy = 0;            // correct / unknown (unreachable nodes count as wrong)
   double accuracy_reachable = 0;  // correct / (unknown - unreachable)
@@ -48,7 +49,8 @@ struct LabelPropagationResult {
   std::vector<double> scores;  // keep_scores: local rows x classes, row-major
 };
 
-// Collective. Solves one linear system per class with PETSc KSP (CG, Jacobi preconditioner;
+// Collective. `known` must hold labelled nodes only.
+// Solves one linear system per class with PETSc KSP (CG, Jacobi preconditioner;
 // PETSc options with prefix -lp_, e.g. -lp_pc_type gamg, override) on the distributed matrix of
 // laplacian_matrix with the known and unreachable nodes as identity rows.
 LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr& m,

@@ -11,11 +11,14 @@ namespace lsgl {
 
 struct NodeLabels {
   std::vector<std::int64_t> classes;  // sorted distinct label values over all nodes
-  std::vector<std::int32_t> index;    // per local row: position of its label in `classes`
+  std::vector<std::int32_t> index;    // per local row: position of its label in `classes`, or
+                                      // -1: unlabelled (a negative value, e.g. -1)
+  std::int64_t unlabelled = 0;        // nodes with a negative label, all ranks
   int num_classes() const { return static_cast<int>(classes.size()); }
 };
 
-// Collective. From the label values of this rank's rows. Throws CollectiveError on every rank
+// Collective. From the label values of this rank's rows; a negative value marks an unlabelled
+// node (the scikit-learn and PyG convention), not a class. Throws CollectiveError on every rank
 // when there are more than max_classes distinct values.
 NodeLabels make_node_labels(MPI_Comm comm, const std::vector<std::int64_t>& values,
                             int max_classes);

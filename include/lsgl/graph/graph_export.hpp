@@ -19,6 +19,7 @@
 #include <string>
 
 #include "lsgl/graph/graph_io.hpp"
+#include "lsgl/io/output_format.hpp"
 
 namespace lsgl {
 
@@ -26,5 +27,16 @@ namespace lsgl {
 void write_graph_mtx(MPI_Comm comm, const std::string& path, const LocalCsr& m);
 void write_graph_edgelist(MPI_Comm comm, const std::string& path, const LocalCsr& m);
 void write_graph_npz(MPI_Comm comm, const std::string& path, const LocalCsr& m);
+
+// Local. The format a graph output's name asks for: .h5/.hdf5 (lsgl's graph), .npz, .mtx or an
+// edge list (.txt, .edges, .edgelist, .tsv); any other name throws std::invalid_argument naming
+// `option` (output_format). Commands call it before their work, so a bad name costs nothing.
+OutputFormat graph_output_format(const std::string& option, const std::string& path);
+
+// Collective. Writes `m` in the format `path` asks for (graph_output_format): HDF5 through
+// write_graph with the attributes, the other formats through the writers above (which keep the
+// matrix only: the attributes are lost, as in `lsgl convert`).
+void write_graph_file(MPI_Comm comm, const std::string& path, const LocalCsr& m,
+                      const Attributes& graph_attrs, const Attributes& file_attrs);
 
 }  // namespace lsgl

@@ -42,6 +42,12 @@ struct CodeBlock {
 void write_model(MPI_Comm comm, const std::string& path, const Model& m, const CodeBlock& block,
                  const std::vector<double>& objective, const Attributes& attributes);
 
+// Collective. A 16-hex-digit digest (FNV-1a) of what defines the model's codes: bits, loss,
+// features, sigma, P, the mean and the anchors, computed on rank 0. Codes files record the
+// digest of the model that encoded them ("model_digest"), so `hash eval` can refuse codes of
+// different models.
+std::string model_digest(MPI_Comm comm, const Model& m);
+
 // Collective. Reads a model file; a file that is not one, or whose bits are not in [1, 1024],
 // gets a clear CollectiveError.
 Model read_model(MPI_Comm comm, const std::string& path);

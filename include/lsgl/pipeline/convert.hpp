@@ -29,8 +29,9 @@ struct ConvertOptions {
   std::string configuration;
 };
 
-// Local. `to`, or the format guessed from `output` (.mtx, .npz, .h5/.hdf5,
-// .txt/.edges/.edgelist/.tsv) when `to` is none; throws std::invalid_argument otherwise.
+// Local. The output format `output`'s name asks for (graph_output_format: .mtx, .npz, .h5/.hdf5,
+// .txt/.edges/.edgelist/.tsv), which `to` must agree with when given; `to` alone decides for a
+// name without a graph extension (not for .gz). Throws std::invalid_argument otherwise.
 ExportFormat convert_target(std::optional<ExportFormat> to, const std::string& output);
 
 // Collective. Reads the graph, writes it (atomically), returns the input report; the phases, a

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,7 @@ struct DensestOptions {
   std::vector<std::int64_t> sizes;
   std::vector<DensestMethod> methods = {DensestMethod::kDpcd};
   std::string output;                    // empty: no file
-  SubgraphFormat output_format = SubgraphFormat::kHdf5;
+  std::optional<SubgraphFormat> output_format;  // none: from the --output name
   dpcd::DensestDpcdOptions dpcd;
   int tpower_max_iterations = 100;
   dpcd::LpOptions lp;

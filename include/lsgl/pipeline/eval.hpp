@@ -26,6 +26,8 @@ struct EvalOptions {
   GraphInputOptions input{GraphFormat::kAuto, DuplicateRule::kSum, SymmetryPolicy::kRequire};
   std::string labels;                      // optional: IDX, .npy or HDF5 labels, one per node
   std::string labels_dataset = "/labels";  // HDF5 dataset of the labels
+  std::string known;  // optional: a mask of n entries (same formats), nonzero: label given
+  std::string predictions;  // optional HDF5 output: /predictions (label per node), /known
   int max_classes = 256;
   LabelPropagationParams lp;  // fraction (default 0.01), seed, rtol, ...
   bool diameter = true;
@@ -46,6 +48,8 @@ struct EvalReport {
   bool has_labels = false;
   LabelPropagationResult lp;  // per-node vectors cleared
   LabelPropagationParams lp_params;
+  std::string known_file;          // --known, or empty (the seeded fraction)
+  std::int64_t unlabelled = 0;     // nodes with a negative label
   ClassConnectivity connectivity;
   bool has_diameter = false;
   DiameterResult diameter;

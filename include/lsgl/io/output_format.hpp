@@ -1,0 +1,30 @@
+#pragma once
+// The format an output file's name asks for, shared by every command that writes a file: the
+// extension chooses the format, and a name whose format the command cannot write is refused
+// before any work is done (never an HDF5 file under a .npz name). All functions are local.
+#include <string>
+#include <vector>
+
+#include "lsgl/util/names.hpp"
+
+namespace lsgl {
+
+enum class OutputFormat { kHdf5, kNpz, kMtx, kEdgeList, kText, kJson };
+inline constexpr Named<OutputFormat> kOutputFormatNames[] = {
+    {OutputFormat::kHdf5, "hdf5"}, {OutputFormat::kNpz, "npz"},
+    {OutputFormat::kMtx, "mtx"},   {OutputFormat::kEdgeList, "edgelist"},
+    {OutputFormat::kText, "text"}, {OutputFormat::kJson, "json"}};
+constexpr const auto& names(OutputFormat) { return kOutputFormatNames; }
+
+// The format named by `path`'s extension (.h5/.hdf5, .npz, .mtx, .txt/.edges/.edgelist/.tsv,
+// .json), the first of `allowed` that the extension can mean (.txt: an edge list or text). Throws
+// std::invalid_argument naming `option`, the file and the extensions `allowed` accepts when the
+// extension names another format (.npy, .csv, .h5ad, ...), none at all, or ends in .gz
+// (compressed output is not written: the message says to compress the uncompressed file).
+OutputFormat output_format(const std::string& option, const std::string& path,
+                           const std::vector<OutputFormat>& allowed);
+
+// The extensions of `allowed` as ".h5, .hdf5, .npz" (for messages and --help).
+std::string output_extensions(const std::vector<OutputFormat>& allowed);
+
+}  // namespace lsgl
