@@ -96,8 +96,8 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const float*
       // The other rows: distances to every centroid by one product.
       gathered.clear();
       for (std::int64_t q : left) gathered.insert(gathered.end(), row(q), row(q) + d);
-      approximate_distances(lay, gathered.data(), static_cast<std::int64_t>(left.size()),
-                            approx.data(), err.data());
+      approximate_distances(lay.centroids.data(), lay.cells, lay.d, gathered.data(),
+                            static_cast<std::int64_t>(left.size()), approx.data(), err.data());
       for (std::size_t t = 0; t < left.size(); ++t) {
         const std::int64_t q = left[t];
         const int i = home(q);

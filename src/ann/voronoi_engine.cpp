@@ -2,8 +2,9 @@
 // with the work of a few cells per query instead of all rows.
 //
 // Build: Faiss k-means on a hashed sample of the block's rows into cells of about
-// AnnParams::cell_rows rows; every row goes to its nearest centroid (exactly: nearest_cells). The rows are kept a
-// second time, grouped by cell and centred at their centroid (as hnswlib keeps its own copy).
+// AnnParams::cell_rows rows; every row goes to its nearest centroid (exactly:
+// nearest_centroids). The rows are kept a second time, grouped by cell and centred at their
+// centroid (as hnswlib keeps its own copy).
 //
 // Search, for the queries of one home cell h at a time (own rows: their cell; other queries: the
 // nearest centroid by a single-precision product, any cell would do):
@@ -179,11 +180,7 @@ class VoronoiEngine final : public Engine {
 
   // home_[l]: the nearest centroid by squared_distance (ties: lowest cell).
   void assign_rows() {
-    CellLayout lay;
-    lay.cells = cells_;
-    lay.d = d_;
-    lay.centroids = centroids_;
-    home_ = nearest_cells(lay, base_, rows_, threads_);
+    home_ = nearest_centroids(centroids_.data(), cells_, d_, base_, rows_, threads_);
   }
 
   // The rows by (cell, row), centred at their centroid, with their squared norms and the largest
