@@ -100,10 +100,10 @@ struct Shortlist {
   }
 };
 
-class VoronoiEngine final : public Engine {
+class VoronoiEngine final : public CountingEngine {
  public:
   VoronoiEngine(const AnnParams& p, const float* base, std::int64_t rows, std::int64_t d)
-      : Engine(base, d), rows_(rows), threads_(p.threads) {
+      : CountingEngine(base, d), rows_(rows), threads_(p.threads) {
     openblas_set_num_threads(1);  // the threads work on different cells
     make_cells(p);
     group_rows();
@@ -117,12 +117,17 @@ class VoronoiEngine final : public Engine {
                      std::int64_t* out) const override {
     search_queries(queries, nq, k, bound, out);
   }
+  std::int64_t search_counted(const float* queries, std::int64_t nq, int k,
+                              std::int64_t* out) const override {
+    return search_queries(queries, nq, k, nullptr, out);
+  }
   bool exact_within() const override { return true; }
 
   void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const override {
     search_homes(base_ + first * d_, home_.data() + first, nullptr, nq, k, out);
   }
 
+ private:
   // search_within, returning the number of rows compared, all queries together.
   std::int64_t search_queries(const float* queries, std::int64_t nq, int k, const double* bound,
                               std::int64_t* out) const {
@@ -149,7 +154,6 @@ class VoronoiEngine final : public Engine {
     return search_homes(queries, home.data(), bound, nq, k, out);
   }
 
- private:
   const float* centroid(int c) const { return centroids_.data() + static_cast<std::int64_t>(c) * d_; }
   std::int64_t cell_rows(int c) const { return start_[c + 1] - start_[c]; }
 
@@ -408,14 +412,9 @@ class VoronoiEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_voronoi_engine(const AnnParams& p, const float* base,
-                                            std::int64_t rows, std::int64_t d) {
+std::unique_ptr<CountingEngine> make_voronoi_engine(const AnnParams& p, const float* base,
+                                                    std::int64_t rows, std::int64_t d) {
   return std::make_unique<VoronoiEngine>(p, base, rows, d);
-}
-
-std::int64_t voronoi_rows_compared(const Engine& voronoi, const float* queries, std::int64_t nq,
-                                   int k, std::int64_t* out) {
-  return dynamic_cast<const VoronoiEngine&>(voronoi).search_queries(queries, nq, k, nullptr, out);
 }
 
 }  // namespace lsgl::ann
