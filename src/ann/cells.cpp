@@ -6,7 +6,6 @@
 #include <faiss/Clustering.h>
 #include <faiss/IndexFlat.h>
 #include <cblas.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <climits>
@@ -15,6 +14,7 @@
 
 #include "bounds.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/threads.hpp"
 #include "sample.hpp"
 
 namespace lsgl::ann {
@@ -306,10 +306,10 @@ std::vector<float> kmeans(const float* x, std::int64_t rows, std::int64_t d, int
   cp.max_points_per_centroid = INT_MAX / 2;  // the sample is ours: no subsampling
   faiss::Clustering km(static_cast<int>(d), cells, cp);
   faiss::IndexFlatL2 index(d);
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(p.threads);
-  km.train(rows, x, index);
-  omp_set_num_threads(saved);
+  {
+    const auto scope = ThreadScope::openmp(p.threads);
+    km.train(rows, x, index);
+  }
   return km.centroids;
 }
 
@@ -366,7 +366,7 @@ void approximate_distances(const float* centroids, int cells, std::int64_t d, co
 std::vector<int> nearest_centroids(const float* centroids, int cells, std::int64_t d,
                                    const float* x, std::int64_t rows, int threads) {
   std::vector<int> home(static_cast<std::size_t>(rows));
-  openblas_set_num_threads(1);  // the threads take blocks of rows
+  const auto scope = ThreadScope::blas(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
   {
     std::vector<float> approx;
@@ -395,7 +395,7 @@ std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64
     norm.push_back(static_cast<float>(squared_norm(lay.centroids.data() + c * d, d)));
   }
   std::vector<int> home(static_cast<std::size_t>(rows));
-  openblas_set_num_threads(1);  // the threads take blocks of rows
+  const auto scope = ThreadScope::blas(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
   {
     std::vector<float> approx, gx(static_cast<std::size_t>(kRowBlock * groups)), gathered;

@@ -14,7 +14,6 @@
 // the regrouped rows and index, O(rows * (d + m)), and the routed queries of one round with
 // their lists, about AnnParams::round_bytes sent and as much received. The index and the
 // regrouped rows are freed before the lists go home.
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +23,7 @@
 
 #include "bounds.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/threads.hpp"
 #include "partition_search.hpp"
 #include "routes.hpp"
 
@@ -57,7 +57,7 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const float*
   std::vector<std::vector<std::int64_t>> to(size);  // rank -> queries to search there
   std::vector<std::vector<int>> targets(static_cast<std::size_t>(nq));
   constexpr std::int64_t kBlock = 256;
-  openblas_set_num_threads(1);  // the threads take blocks of rows
+  const auto scope = ThreadScope::blas(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
   {
     std::vector<float> approx(static_cast<std::size_t>(kBlock * lay.cells)), gathered;

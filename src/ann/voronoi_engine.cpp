@@ -33,6 +33,7 @@
 #include "bounds.hpp"
 #include "cells.hpp"
 #include "engines.hpp"
+#include "lsgl/util/threads.hpp"
 #include "sample.hpp"
 
 namespace lsgl::ann {
@@ -104,7 +105,7 @@ class VoronoiEngine final : public CountingEngine {
  public:
   VoronoiEngine(const AnnParams& p, const float* base, std::int64_t rows, std::int64_t d)
       : CountingEngine(base, d), rows_(rows), threads_(p.threads) {
-    openblas_set_num_threads(1);  // the threads work on different cells
+    const auto scope = ThreadScope::blas(1);  // the threads work on different cells
     make_cells(p);
     group_rows();
   }
@@ -124,6 +125,7 @@ class VoronoiEngine final : public CountingEngine {
   bool exact_within() const override { return true; }
 
   void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const override {
+    const auto scope = ThreadScope::blas(1);  // the threads work on different cells
     search_homes(base_ + first * d_, home_.data() + first, nullptr, nq, k, out);
   }
 
@@ -131,6 +133,7 @@ class VoronoiEngine final : public CountingEngine {
   // search_within, returning the number of rows compared, all queries together.
   std::int64_t search_queries(const float* queries, std::int64_t nq, int k, const double* bound,
                               std::int64_t* out) const {
+    const auto scope = ThreadScope::blas(1);  // the threads work on different blocks and cells
     // Home: the nearest centroid by ||c||^2 - 2 q.c in single precision (any cell is valid).
     std::vector<int> home(static_cast<std::size_t>(nq));
     std::vector<double> cn(static_cast<std::size_t>(cells_));
