@@ -123,7 +123,9 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
       if (share[g] == 0) continue;
       members.clear();
       for (std::size_t r = 0; r < row_group.size(); ++r) {
-        if (row_group[r] == g) members.insert(members.end(), rows.data() + r * d, rows.data() + (r + 1) * d);
+        if (row_group[r] == g) {
+          members.insert(members.end(), rows.data() + r * d, rows.data() + (r + 1) * d);
+        }
       }
       const std::vector<float> c = kmeans(members.data(), count[g], d, share[g], p);
       fine.insert(fine.end(), c.begin(), c.end());
@@ -289,7 +291,9 @@ void bisect(const CellLayout& lay, std::vector<int> group, std::vector<int>& ord
     if (miss < best) best = miss, split = s;
   }
   std::vector<int> left, right;
-  for (std::size_t s = 0; s < proj.size(); ++s) (s < split ? left : right).push_back(proj[s].second);
+  for (std::size_t s = 0; s < proj.size(); ++s) {
+    (s < split ? left : right).push_back(proj[s].second);
+  }
   bisect(lay, std::move(left), order);
   bisect(lay, std::move(right), order);
 }

@@ -349,8 +349,9 @@ void regroup(MPI_Comm comm, const LocalRows& data, const LocalRows* full_rows,
 }  // namespace
 
 void return_answers(MPI_Comm comm, const std::vector<std::int64_t>& in_count,
-                    const std::vector<Neighbor>& found, const std::vector<std::int64_t>& found_where,
-                    int k, const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
+                    const std::vector<Neighbor>& found,
+                    const std::vector<std::int64_t>& found_where, int k,
+                    const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
                     std::int64_t* where, std::int64_t& sent) {
   const int size = comm_size(comm), self = comm_rank(comm);
   const bool track = where != nullptr;
@@ -542,7 +543,8 @@ void PartitionSearch::refine(const std::vector<std::int64_t>& rows, int k,
     std::vector<std::vector<std::int64_t>> scount(size_), spos(size_), slot(size_);
     for (int r = 0; r < size_; ++r) {
       const std::int64_t have = static_cast<std::int64_t>(asked[r].size());
-      const std::int64_t lo = std::min(have, round * per_round), hi = std::min(have, lo + per_round);
+      const std::int64_t lo = std::min(have, round * per_round);
+      const std::int64_t hi = std::min(have, lo + per_round);
       for (std::int64_t a = lo; a < hi; ++a) {
         const std::int64_t i = asked[r][a];
         sq[r].insert(sq[r].end(), full_row(rows[i]), full_row(rows[i]) + fd);

@@ -144,7 +144,8 @@ double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& c
   // Sampled ids and their rows, gathered on every rank; their exact lists on every rank.
   SplitMix64 rng(seed);
   std::vector<std::int64_t> ids;
-  const std::vector<float> q = ann::gather_rows(comm, data, sample_distinct(data.n, sample, rng), ids);
+  const std::vector<float> q =
+      ann::gather_rows(comm, data, sample_distinct(data.n, sample, rng), ids);
   const std::vector<Neighbor> exact = ann::exact_neighbours(comm, data, ids, q, m, threads);
 
   // A candidate counts when it is an exact neighbour or ties the exact m-th distance (so that

@@ -157,12 +157,15 @@ class VoronoiEngine final : public CountingEngine {
     return search_homes(queries, home.data(), bound, nq, k, out);
   }
 
-  const float* centroid(int c) const { return centroids_.data() + static_cast<std::int64_t>(c) * d_; }
+  const float* centroid(int c) const {
+    return centroids_.data() + static_cast<std::int64_t>(c) * d_;
+  }
   std::int64_t cell_rows(int c) const { return start_[c + 1] - start_[c]; }
 
   // k-means centroids (one cell: the mean) and the exact nearest centroid of every row.
   void make_cells(const AnnParams& p) {
-    const std::int64_t wanted = std::clamp<std::int64_t>(rows_ / std::max<std::int64_t>(p.cell_rows, 1), 1, 1 << 16);
+    const std::int64_t wanted =
+        std::clamp<std::int64_t>(rows_ / std::max<std::int64_t>(p.cell_rows, 1), 1, 1 << 16);
     std::vector<float> sample;
     const double share = static_cast<double>(wanted * kSamplePerCell) / static_cast<double>(rows_);
     for (std::int64_t l = 0; l < rows_ && wanted > 1; ++l) {
@@ -261,7 +264,8 @@ class VoronoiEngine final : public CountingEngine {
       list.scanned += rows_c;
       // f = an + v with v = ||y||^2 - 2 a.y in float; v above `limit` cannot enter the list.
       const auto limit = [&] {
-        return std::nextafter(static_cast<float>(list.bar() - an), std::numeric_limits<float>::infinity());
+        return std::nextafter(static_cast<float>(list.bar() - an),
+                              std::numeric_limits<float>::infinity());
       };
       float lim = limit();
       const float* gi = s.g.data() + i * rows_c;
