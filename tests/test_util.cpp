@@ -1,9 +1,11 @@
 // The shared pieces of util/: splitmix64 against its published outputs and Floyd's sample
 // against its definition (distinct, sorted, every pair equally likely), the all-gather against
 // the items each rank holds, distributed selection against a serial sort, reproducible sums
-// exact for integers, and the small dense matrix (eigenvectors, largest eigenvalue, polar
-// factor) against their definitions; on 1, 2 and 3 ranks.
+// exact for integers, the small dense matrix (eigenvectors, largest eigenvalue, polar factor)
+// against their definitions, and thread scopes that restore what they set; on 1, 2 and 3 ranks.
+#include <cblas.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +19,7 @@
 #include "lsgl/util/reproducible_sum.hpp"
 #include "lsgl/util/select.hpp"
 #include "lsgl/util/splitmix.hpp"
+#include "lsgl/util/threads.hpp"
 
 using namespace lsgl;
 
@@ -277,4 +280,35 @@ TEST(Json, StringsAreValidJsonForAnyBytes) {
   EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\u00ed\\u00a0\\u0080\"");
   EXPECT_EQ(json_string("\xe6\xbc"), "\"\\u00e6\\u00bc\"");
   EXPECT_EQ(json_string("\xf4\x90\x80\x80"), "\"\\u00f4\\u0090\\u0080\\u0080\"");
+}
+
+// ------------------------------------------------------------------------------ threads
+
+// A scope sets its count while it lives and gives back the one before, nested too; a scope of
+// one kind leaves the other kind alone.
+TEST(ThreadScope, SetsWhileItLivesAndRestoresTheCountBefore) {
+  const int openmp = omp_get_max_threads(), blas = openblas_get_num_threads();
+  {
+    const auto outer = ThreadScope::openmp(openmp + 2);
+    EXPECT_EQ(omp_get_max_threads(), openmp + 2);
+    EXPECT_EQ(openblas_get_num_threads(), blas);
+    {
+      const auto inner = ThreadScope::openmp(openmp + 1);
+      EXPECT_EQ(omp_get_max_threads(), openmp + 1);
+    }
+    EXPECT_EQ(omp_get_max_threads(), openmp + 2);
+  }
+  EXPECT_EQ(omp_get_max_threads(), openmp);
+  const int other = blas == 1 ? 2 : 1;
+  {
+    const auto outer = ThreadScope::blas(other);
+    EXPECT_EQ(openblas_get_num_threads(), other);
+    EXPECT_EQ(omp_get_max_threads(), openmp);
+    {
+      const auto inner = ThreadScope::blas(blas);
+      EXPECT_EQ(openblas_get_num_threads(), blas);
+    }
+    EXPECT_EQ(openblas_get_num_threads(), other);
+  }
+  EXPECT_EQ(openblas_get_num_threads(), blas);
 }

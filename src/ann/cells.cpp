@@ -6,7 +6,6 @@
 #include <faiss/Clustering.h>
 #include <faiss/IndexFlat.h>
 #include <cblas.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <climits>
@@ -15,6 +14,7 @@
 
 #include "bounds.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/threads.hpp"
 #include "sample.hpp"
 
 namespace lsgl::ann {
@@ -88,24 +88,23 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
   }
   const std::vector<float> coarse_sample = gather_on_root(comm, sub);
   const std::int64_t coarse_rows = allreduce_sum(comm, static_cast<std::int64_t>(sub.size()) / d);
-  CellLayout coarse;
-  coarse.d = d;
-  coarse.cells = static_cast<int>(std::clamp<std::int64_t>(coarse_rows, 1, groups));
-  coarse.centroids.assign(static_cast<std::size_t>(coarse.cells * d), 0.0f);
-  if (coarse.cells > 1) {
+  const int coarse_cells = static_cast<int>(std::clamp<std::int64_t>(coarse_rows, 1, groups));
+  std::vector<float> coarse(static_cast<std::size_t>(coarse_cells * d), 0.0f);  // centroids
+  if (coarse_cells > 1) {
     collectively(comm, [&] {
       if (self == 0) {
-        coarse.centroids = kmeans(coarse_sample.data(), coarse_rows, d, coarse.cells, p);
+        coarse = kmeans(coarse_sample.data(), coarse_rows, d, coarse_cells, p);
       }
     });
-    MPI_Bcast(coarse.centroids.data(), static_cast<int>(coarse.cells * d), MPI_FLOAT, 0, comm);
+    MPI_Bcast(coarse.data(), static_cast<int>(coarse_cells * d), MPI_FLOAT, 0, comm);
   }
 
   // 2. Sample rows to the ranks of their groups; fine centroids there, group by group.
-  const std::vector<int> group = coarse.cells > 1
-                                    ? nearest_cells(coarse, sample.data(), mine, p.threads)
-                                    : std::vector<int>(static_cast<std::size_t>(mine), 0);
-  std::vector<std::int64_t> local_count(coarse.cells, 0), count(coarse.cells);
+  const std::vector<int> group =
+      coarse_cells > 1 ? nearest_centroids(coarse.data(), coarse_cells, d, sample.data(), mine,
+                                           p.threads)
+                       : std::vector<int>(static_cast<std::size_t>(mine), 0);
+  std::vector<std::int64_t> local_count(coarse_cells, 0), count(coarse_cells);
   std::vector<std::vector<float>> send(size);
   std::vector<std::vector<int>> send_group(size);
   for (std::int64_t r = 0; r < mine; ++r) {
@@ -113,18 +112,20 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
     send[group[r] % size].insert(send[group[r] % size].end(), row(r), row(r + 1));
     send_group[group[r] % size].push_back(group[r]);
   }
-  MPI_Allreduce(local_count.data(), count.data(), coarse.cells, MPI_INT64_T, MPI_SUM, comm);
+  MPI_Allreduce(local_count.data(), count.data(), coarse_cells, MPI_INT64_T, MPI_SUM, comm);
   const std::vector<float> rows = alltoallv(comm, send);
   const std::vector<int> row_group = alltoallv(comm, send_group);
   const std::vector<int> share = apportion(count, cells);
   std::vector<float> fine;  // this rank's groups' centroids, in group order
   collectively(comm, [&] {
     std::vector<float> members;
-    for (int g = self; g < coarse.cells; g += size) {
+    for (int g = self; g < coarse_cells; g += size) {
       if (share[g] == 0) continue;
       members.clear();
       for (std::size_t r = 0; r < row_group.size(); ++r) {
-        if (row_group[r] == g) members.insert(members.end(), rows.data() + r * d, rows.data() + (r + 1) * d);
+        if (row_group[r] == g) {
+          members.insert(members.end(), rows.data() + r * d, rows.data() + (r + 1) * d);
+        }
       }
       const std::vector<float> c = kmeans(members.data(), count[g], d, share[g], p);
       fine.insert(fine.end(), c.begin(), c.end());
@@ -136,17 +137,17 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
   lay.group_first.assign(1, 0);
   for (int s : share) lay.group_first.push_back(lay.group_first.back() + s);
   std::vector<std::int64_t> at(static_cast<std::size_t>(size) + 1, 0);  // each rank's first cell
-  for (int g = 0; g < coarse.cells; ++g) at[g % size + 1] += share[g];
+  for (int g = 0; g < coarse_cells; ++g) at[g % size + 1] += share[g];
   for (int r = 0; r < size; ++r) at[r + 1] += at[r];
   lay.cells = cells;
   lay.centroids.resize(static_cast<std::size_t>(cells * d));
-  for (int g = 0; g < coarse.cells; ++g) {
+  for (int g = 0; g < coarse_cells; ++g) {
     const std::int64_t from = at[g % size] * d, n = share[g] * d;
     std::copy(gathered.begin() + from, gathered.begin() + from + n,
               lay.centroids.begin() + lay.group_first[g] * d);
     at[g % size] += share[g];
   }
-  lay.group_centroids = coarse.centroids;
+  lay.group_centroids = coarse;
 }
 
 // Collective. lay.near and lay.near_gap: each rank lists a block of the cells, all gather.
@@ -171,15 +172,20 @@ void neighbour_cells(MPI_Comm comm, CellLayout& lay) {
   lay.near_gap = allgather_items(comm, gap);
 }
 
-// Local. nearest_cells by products for the nb (<= kRowBlock) rows at x: out[r].
-void nearest_block(const CellLayout& lay, const float* x, std::int64_t nb,
-                   std::vector<float>& approx, std::vector<double>& err,
+// Local. Squared distances from x to each of `cells` centroids (out: cells values).
+void centroid_distances(const float* centroids, int cells, std::int64_t d, const float* x,
+                        double* out) {
+  for (int c = 0; c < cells; ++c) out[c] = squared_distance(x, centroids + c * d, d);
+}
+
+// Local. nearest_centroids by products for the nb (<= kRowBlock) rows at x: out[r].
+void nearest_block(const float* centroids, int cells, std::int64_t d, const float* x,
+                   std::int64_t nb, std::vector<float>& approx, std::vector<double>& err,
                    std::vector<double>& exact, int* out) {
-  const int cells = lay.cells;
   approx.resize(static_cast<std::size_t>(kRowBlock * cells));
   err.resize(approx.size());
   exact.resize(static_cast<std::size_t>(cells));
-  approximate_distances(lay, x, nb, approx.data(), err.data());
+  approximate_distances(centroids, cells, d, x, nb, approx.data(), err.data());
   for (std::int64_t i = 0; i < nb; ++i) {
     const float* f = approx.data() + i * cells;
     const double* e = err.data() + i * cells;
@@ -190,7 +196,7 @@ void nearest_block(const CellLayout& lay, const float* x, std::int64_t nb,
       sure = c == best || static_cast<double>(f[c]) - e[c] > static_cast<double>(f[best]) + e[best];
     }
     if (!sure) {
-      lay.distances(x + i * lay.d, exact.data());
+      centroid_distances(centroids, cells, d, x + i * d, exact.data());
       best = nearest_cell(exact.data(), cells);
     }
     out[i] = best;
@@ -285,7 +291,9 @@ void bisect(const CellLayout& lay, std::vector<int> group, std::vector<int>& ord
     if (miss < best) best = miss, split = s;
   }
   std::vector<int> left, right;
-  for (std::size_t s = 0; s < proj.size(); ++s) (s < split ? left : right).push_back(proj[s].second);
+  for (std::size_t s = 0; s < proj.size(); ++s) {
+    (s < split ? left : right).push_back(proj[s].second);
+  }
   bisect(lay, std::move(left), order);
   bisect(lay, std::move(right), order);
 }
@@ -302,10 +310,10 @@ std::vector<float> kmeans(const float* x, std::int64_t rows, std::int64_t d, int
   cp.max_points_per_centroid = INT_MAX / 2;  // the sample is ours: no subsampling
   faiss::Clustering km(static_cast<int>(d), cells, cp);
   faiss::IndexFlatL2 index(d);
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(p.threads);
-  km.train(rows, x, index);
-  omp_set_num_threads(saved);
+  {
+    const auto scope = ThreadScope::openmp(p.threads);
+    km.train(rows, x, index);
+  }
   return km.centroids;
 }
 
@@ -314,7 +322,7 @@ int CellLayout::owner(std::int64_t at) const {
 }
 
 void CellLayout::distances(const float* x, double* out) const {
-  for (int c = 0; c < cells; ++c) out[c] = squared_distance(x, centroids.data() + c * d, d);
+  centroid_distances(centroids.data(), cells, d, x, out);
 }
 
 void CellLayout::gaps(int i, double* out) const {
@@ -329,13 +337,11 @@ double squared_norm(const float* a, std::int64_t d) {
   return s;
 }
 
-void approximate_distances(const CellLayout& lay, const float* x, std::int64_t rows, float* out,
-                           double* err) {
-  const std::int64_t d = lay.d;
-  const int cells = lay.cells;
+void approximate_distances(const float* centroids, int cells, std::int64_t d, const float* x,
+                           std::int64_t rows, float* out, double* err) {
   std::vector<double> mean(static_cast<std::size_t>(d), 0.0);
   for (int c = 0; c < cells; ++c) {
-    for (std::int64_t j = 0; j < d; ++j) mean[j] += lay.centroids[c * d + j];
+    for (std::int64_t j = 0; j < d; ++j) mean[j] += centroids[c * d + j];
   }
   std::vector<float> shift(static_cast<std::size_t>(d));
   for (std::int64_t j = 0; j < d; ++j) shift[j] = static_cast<float>(mean[j] / cells);
@@ -346,7 +352,7 @@ void approximate_distances(const CellLayout& lay, const float* x, std::int64_t r
     }
     return s;
   };
-  const std::vector<float> cs = shifted(lay.centroids.data(), cells), xs = shifted(x, rows);
+  const std::vector<float> cs = shifted(centroids, cells), xs = shifted(x, rows);
   std::vector<double> cn(static_cast<std::size_t>(cells));
   for (int c = 0; c < cells; ++c) cn[c] = squared_norm(cs.data() + c * d, d);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), cells,
@@ -361,22 +367,39 @@ void approximate_distances(const CellLayout& lay, const float* x, std::int64_t r
   }
 }
 
+std::vector<int> nearest_centroids(const float* centroids, int cells, std::int64_t d,
+                                   const float* x, std::int64_t rows, int threads) {
+  std::vector<int> home(static_cast<std::size_t>(rows));
+  const auto scope = ThreadScope::blas(1);  // the threads take blocks of rows
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<float> approx;
+    std::vector<double> err, exact;
+#pragma omp for schedule(static)
+    for (std::int64_t b = 0; b < rows; b += kRowBlock) {
+      const std::int64_t nb = std::min(kRowBlock, rows - b);
+      nearest_block(centroids, cells, d, x + b * d, nb, approx, err, exact, home.data() + b);
+    }
+  }
+  return home;
+}
+
 std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64_t rows,
                                int threads) {
   const std::int64_t d = lay.d;
-  const bool guess = lay.near_count > 0 && lay.group_first.size() > 2;
-  const int groups = guess ? static_cast<int>(lay.group_first.size()) - 1 : 0;
+  if (lay.near_count == 0 || lay.group_first.size() <= 2) {
+    return nearest_centroids(lay.centroids.data(), lay.cells, d, x, rows, threads);
+  }
+  const int groups = static_cast<int>(lay.group_first.size()) - 1;
   std::vector<float> group_norm(static_cast<std::size_t>(groups)), norm;
   for (int g = 0; g < groups; ++g) {
     group_norm[g] = static_cast<float>(squared_norm(lay.group_centroids.data() + g * d, d));
   }
-  if (guess) {
-    for (int c = 0; c < lay.cells; ++c) {
-      norm.push_back(static_cast<float>(squared_norm(lay.centroids.data() + c * d, d)));
-    }
+  for (int c = 0; c < lay.cells; ++c) {
+    norm.push_back(static_cast<float>(squared_norm(lay.centroids.data() + c * d, d)));
   }
   std::vector<int> home(static_cast<std::size_t>(rows));
-  openblas_set_num_threads(1);  // the threads take blocks of rows
+  const auto scope = ThreadScope::blas(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
   {
     std::vector<float> approx, gx(static_cast<std::size_t>(kRowBlock * groups)), gathered;
@@ -386,10 +409,6 @@ std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64
 #pragma omp for schedule(static)
     for (std::int64_t b = 0; b < rows; b += kRowBlock) {
       const std::int64_t nb = std::min(kRowBlock, rows - b);
-      if (!guess) {
-        nearest_block(lay, x + b * d, nb, approx, err, exact, home.data() + b);
-        continue;
-      }
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(nb), groups,
                   static_cast<int>(d), 1.0f, x + b * d, static_cast<int>(d),
                   lay.group_centroids.data(), static_cast<int>(d), 0.0f, gx.data(), groups);
@@ -403,8 +422,8 @@ std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64
       gathered.clear();
       for (std::int64_t r : left) gathered.insert(gathered.end(), x + r * d, x + (r + 1) * d);
       found.resize(left.size());
-      nearest_block(lay, gathered.data(), static_cast<std::int64_t>(left.size()), approx, err,
-                    exact, found.data());
+      nearest_block(lay.centroids.data(), lay.cells, d, gathered.data(),
+                    static_cast<std::int64_t>(left.size()), approx, err, exact, found.data());
       for (std::size_t t = 0; t < left.size(); ++t) home[left[t]] = found[t];
     }
   }

@@ -67,20 +67,27 @@ inline double product_rounding(std::int64_t d, double norm_a, double norm_b) {
   return (2.0 * static_cast<double>(d) + 16.0) * 0x1.0p-24 * (norm_a + norm_b) * (norm_a + norm_b);
 }
 
-// Local. Squared distances from the `rows` rows at x to every centroid by one single-precision
-// product (OpenBLAS sgemm on coordinates shifted by the centroids' mean): out[r * cells + c],
-// within err[r * cells + c] of squared_distance (product_rounding of the shifted vectors).
-void approximate_distances(const CellLayout& lay, const float* x, std::int64_t rows, float* out,
-                           double* err);
+// Local. Squared distances from the `rows` rows at x to each of `cells` centroids (cells x d
+// floats) by one single-precision product (OpenBLAS sgemm on coordinates shifted by the
+// centroids' mean): out[r * cells + c], within err[r * cells + c] of squared_distance
+// (product_rounding of the shifted vectors).
+void approximate_distances(const float* centroids, int cells, std::int64_t d, const float* x,
+                           std::int64_t rows, float* out, double* err);
+
+// Local. The nearest of `cells` centroids (cells x d floats) to each of the `rows` rows at x by
+// squared_distance (ties: lowest cell): approximate_distances decides where the margin between
+// the best and the second best exceeds their bounds, squared_distance elsewhere.
+std::vector<int> nearest_centroids(const float* centroids, int cells, std::int64_t d,
+                                   const float* x, std::int64_t rows, int threads);
 
 // Local. The nearest cell of each of the `rows` rows at x by squared_distance (ties: lowest
 // cell), as nearest_cell would give. With the two levels and the near lists (assign_cells), per
 // row: a first guess b, the nearest cell of the nearest coarse cell; only the cells within
 // 2 ||x - c_b|| of c_b can be nearer (||x - c|| >= ||c_b - c|| - ||x - c_b||), and those are
 // compared by squared_distance. Otherwise, and for the rows whose bound reaches past the near
-// list: approximate_distances decides where the margin between the best and the second best
-// exceeds their bounds, squared_distance elsewhere.
-std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64_t rows, int threads);
+// list: as nearest_centroids.
+std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64_t rows,
+                               int threads);
 
 // Local. For a row x of cell i: the cells j != i whose rows may lie within `radius` of x by the
 // Voronoi bound (cells.hpp's head), found from i's near list (a cell j farther than

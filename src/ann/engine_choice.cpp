@@ -43,7 +43,7 @@ std::unique_ptr<Engine> build_engine(MPI_Comm comm, const AnnParams& p, const fl
   double probe[3] = {0, 0, 0};  // rows compared, queries, extra ranks visited
   collectively(comm, [&] {
     if (rows == 0) return;
-    engine = make_engine(voronoi, base, rows, d, m);
+    std::unique_ptr<CountingEngine> probed = make_voronoi_engine(voronoi, base, rows, d);
     const std::int64_t nq = std::min(rows, kAutoSample);
     std::vector<std::int64_t> sampled(static_cast<std::size_t>(nq));
     std::vector<float> queries(static_cast<std::size_t>(nq * d));
@@ -54,8 +54,8 @@ std::unique_ptr<Engine> build_engine(MPI_Comm comm, const AnnParams& p, const fl
     // m + 1: the query itself comes back first.
     const int k = static_cast<int>(std::min<std::int64_t>(m + 1, rows));
     std::vector<std::int64_t> found(static_cast<std::size_t>(nq * k));
-    probe[0] = static_cast<double>(
-        voronoi_rows_compared(*engine, queries.data(), nq, k, found.data()));
+    probe[0] = static_cast<double>(probed->search_counted(queries.data(), nq, k, found.data()));
+    engine = std::move(probed);
     probe[1] = static_cast<double>(nq);
     // The m-th distance; with fewer than m + 1 rows every rank can hold a neighbour.
     std::vector<double> radius2(static_cast<std::size_t>(nq),

@@ -55,6 +55,16 @@ class Engine {
   std::int64_t d_;
 };
 
+// An engine that can tell the cost of a search: the voronoi engine, which `--ann auto` probes.
+class CountingEngine : public Engine {
+ public:
+  using Engine::Engine;
+  // Local. search, with out ascending by (distance, row); returns the rows compared with the
+  // queries, all together (the search's cost in row distances).
+  virtual std::int64_t search_counted(const float* queries, std::int64_t nq, int k,
+                                      std::int64_t* out) const = 0;
+};
+
 // Index the block of `rows` (> 0) x `d` floats at `base`; for hnsw, `m` is the number of
 // neighbours that will be wanted (the search list is at least m + 1 long) and `own_ef` the
 // search list of search_own when it should be longer than that of search (0: the same).
@@ -62,8 +72,8 @@ std::unique_ptr<Engine> make_exact_engine(const AnnParams& p, const float* base,
                                           std::int64_t d);
 std::unique_ptr<Engine> make_flann_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                           std::int64_t d);
-std::unique_ptr<Engine> make_voronoi_engine(const AnnParams& p, const float* base,
-                                            std::int64_t rows, std::int64_t d);
+std::unique_ptr<CountingEngine> make_voronoi_engine(const AnnParams& p, const float* base,
+                                                    std::int64_t rows, std::int64_t d);
 std::unique_ptr<Engine> make_hnsw_engine(const AnnParams& p, const float* base, std::int64_t rows,
                                          std::int64_t d, int m, int own_ef);
 // The engine named by p.engine (not "auto") over `rows` (> 0) rows at `base`.
@@ -81,10 +91,6 @@ using ExtraRanks = std::function<std::int64_t(const std::vector<std::int64_t>& s
 std::unique_ptr<Engine> build_engine(MPI_Comm comm, const AnnParams& p, const float* base,
                                      std::int64_t rows, std::int64_t d, int m, int own_ef,
                                      const ExtraRanks& extra_ranks, SearchReport& report);
-// Local. The voronoi engine's search (out: nq * k local rows, ascending by (distance, row));
-// returns the rows it compared with the queries, all together (its cost in row distances).
-std::int64_t voronoi_rows_compared(const Engine& voronoi, const float* queries, std::int64_t nq,
-                                   int k, std::int64_t* out);
 
 // Brute force: the k local rows nearest to q by (squared_distance, row), row `exclude` left out
 // (-1: none); writes k row numbers to out, -1 past the rows available. `scratch` is reused.

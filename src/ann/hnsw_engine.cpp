@@ -8,8 +8,8 @@
 // AnnParams::seed. An indexed row is searched from its own node of the base layer rather than
 // from the top entry point: a greedy descent from the top can end in a far region of data on a
 // low-dimensional manifold (far nodes in the lists, a shorter graph diameter), a search that
-// starts at the row itself cannot. With threads > 1 insertion is concurrent, the graph depends on thread timing,
-// and the approximate lists may differ slightly between runs.
+// starts at the row itself cannot. With threads > 1 insertion is concurrent, the graph depends on
+// thread timing, and the approximate lists may differ slightly between runs.
 #include <hnswlib/hnswlib.h>
 
 #include <algorithm>

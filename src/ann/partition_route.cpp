@@ -14,7 +14,6 @@
 // the regrouped rows and index, O(rows * (d + m)), and the routed queries of one round with
 // their lists, about AnnParams::round_bytes sent and as much received. The index and the
 // regrouped rows are freed before the lists go home.
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +23,7 @@
 
 #include "bounds.hpp"
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/threads.hpp"
 #include "partition_search.hpp"
 #include "routes.hpp"
 
@@ -57,7 +57,7 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const float*
   std::vector<std::vector<std::int64_t>> to(size);  // rank -> queries to search there
   std::vector<std::vector<int>> targets(static_cast<std::size_t>(nq));
   constexpr std::int64_t kBlock = 256;
-  openblas_set_num_threads(1);  // the threads take blocks of rows
+  const auto scope = ThreadScope::blas(1);  // the threads take blocks of rows
 #pragma omp parallel num_threads(threads)
   {
     std::vector<float> approx(static_cast<std::size_t>(kBlock * lay.cells)), gathered;
@@ -96,8 +96,8 @@ std::vector<std::vector<std::int64_t>> route(const CellLayout& lay, const float*
       // The other rows: distances to every centroid by one product.
       gathered.clear();
       for (std::int64_t q : left) gathered.insert(gathered.end(), row(q), row(q) + d);
-      approximate_distances(lay, gathered.data(), static_cast<std::int64_t>(left.size()),
-                            approx.data(), err.data());
+      approximate_distances(lay.centroids.data(), lay.cells, lay.d, gathered.data(),
+                            static_cast<std::int64_t>(left.size()), approx.data(), err.data());
       for (std::size_t t = 0; t < left.size(); ++t) {
         const std::int64_t q = left[t];
         const int i = home(q);
@@ -349,8 +349,9 @@ void regroup(MPI_Comm comm, const LocalRows& data, const LocalRows* full_rows,
 }  // namespace
 
 void return_answers(MPI_Comm comm, const std::vector<std::int64_t>& in_count,
-                    const std::vector<Neighbor>& found, const std::vector<std::int64_t>& found_where,
-                    int k, const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
+                    const std::vector<Neighbor>& found,
+                    const std::vector<std::int64_t>& found_where, int k,
+                    const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
                     std::int64_t* where, std::int64_t& sent) {
   const int size = comm_size(comm), self = comm_rank(comm);
   const bool track = where != nullptr;
@@ -542,7 +543,8 @@ void PartitionSearch::refine(const std::vector<std::int64_t>& rows, int k,
     std::vector<std::vector<std::int64_t>> scount(size_), spos(size_), slot(size_);
     for (int r = 0; r < size_; ++r) {
       const std::int64_t have = static_cast<std::int64_t>(asked[r].size());
-      const std::int64_t lo = std::min(have, round * per_round), hi = std::min(have, lo + per_round);
+      const std::int64_t lo = std::min(have, round * per_round);
+      const std::int64_t hi = std::min(have, lo + per_round);
       for (std::int64_t a = lo; a < hi; ++a) {
         const std::int64_t i = asked[r][a];
         sq[r].insert(sq[r].end(), full_row(rows[i]), full_row(rows[i]) + fd);

@@ -48,8 +48,9 @@ std::int64_t remote_bytes(const std::vector<std::vector<T>>& send, int self) {
 // order (in_count[r] from rank r); each answer is merged into the list (lists + i k, where + i k)
 // of the query i of slice[r] that asked it.
 void return_answers(MPI_Comm comm, const std::vector<std::int64_t>& in_count,
-                    const std::vector<Neighbor>& found, const std::vector<std::int64_t>& found_where,
-                    int k, const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
+                    const std::vector<Neighbor>& found,
+                    const std::vector<std::int64_t>& found_where, int k,
+                    const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
                     std::int64_t* where, std::int64_t& sent);
 
 class PartitionSearch {

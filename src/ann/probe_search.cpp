@@ -99,7 +99,8 @@ void PartitionSearch::probe_remote(const std::vector<std::int64_t>& rows, int k,
     std::vector<std::vector<std::int64_t>> slice(size_);
     for (int r = 0; r < size_; ++r) {
       const std::int64_t have = static_cast<std::int64_t>(to[r].size());
-      const std::int64_t lo = std::min(have, round * per_round), hi = std::min(have, lo + per_round);
+      const std::int64_t lo = std::min(have, round * per_round);
+      const std::int64_t hi = std::min(have, lo + per_round);
       slice[r].assign(to[r].begin() + lo, to[r].begin() + hi);
       for (std::int64_t i : slice[r]) {
         sq[r].insert(sq[r].end(), block_.row(rows[i]), block_.row(rows[i]) + w);

@@ -199,7 +199,9 @@ bool rerank(const Neighbor* list, const double* exact, int k, int m, std::int64_
   }
   const std::size_t kept = std::min(scratch.size(), static_cast<std::size_t>(m));
   std::partial_sort(scratch.begin(), scratch.begin() + kept, scratch.end());
-  for (int j = 0; j < m; ++j) out[j] = static_cast<std::size_t>(j) < kept ? scratch[j] : kNoNeighbor;
+  for (int j = 0; j < m; ++j) {
+    out[j] = static_cast<std::size_t>(j) < kept ? scratch[j] : kNoNeighbor;
+  }
   const bool complete = static_cast<int>(scratch.size()) < k;  // every probed row is listed
   const Neighbor last = list[k - 1], mth = out[m - 1];
   if (std::isinf(outside) && static_cast<std::int64_t>(scratch.size()) == n - 1) return true;

@@ -108,7 +108,9 @@ void project_rows(const Projection& p, int dims, const float* x, std::int64_t ro
       }
     }
     for (std::int64_t r = 0; r < nb; ++r) {
-      for (int j = 0; j < dims; ++j) out[(b + r) * dims + j] = static_cast<float>(acc[r * dims + j]);
+      for (int j = 0; j < dims; ++j) {
+        out[(b + r) * dims + j] = static_cast<float>(acc[r * dims + j]);
+      }
       slack[b + r] = per_norm * std::sqrt(e[r]);
     }
   }

@@ -15,6 +15,7 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/splitmix.hpp"
+#include "lsgl/util/threads.hpp"
 
 namespace lsgl {
 namespace ann {
@@ -119,6 +120,7 @@ std::vector<float> gather_rows(MPI_Comm comm, const LocalRows& data,
 std::vector<Neighbor> exact_neighbours(MPI_Comm comm, const LocalRows& data,
                                        const std::vector<std::int64_t>& ids,
                                        const std::vector<float>& q, int m, int threads) {
+  const auto scope = ThreadScope::blas(threads);
   std::vector<Neighbor> exact = local_exact(data, ids, q, m, threads);
   allreduce_lists(comm, exact, m);
   return exact;
@@ -138,12 +140,12 @@ double estimate_recall(MPI_Comm comm, const LocalRows& data, const Candidates& c
       m > 0 && m < data.n && threads > 0 && cand.begin == data.begin && cand.local_rows() == rows,
       "estimate_recall: candidate lists do not match the data");
   check_single_precision_range(comm, data, "recall estimate");
-  openblas_set_num_threads(threads);
 
   // Sampled ids and their rows, gathered on every rank; their exact lists on every rank.
   SplitMix64 rng(seed);
   std::vector<std::int64_t> ids;
-  const std::vector<float> q = ann::gather_rows(comm, data, sample_distinct(data.n, sample, rng), ids);
+  const std::vector<float> q =
+      ann::gather_rows(comm, data, sample_distinct(data.n, sample, rng), ids);
   const std::vector<Neighbor> exact = ann::exact_neighbours(comm, data, ids, q, m, threads);
 
   // A candidate counts when it is an exact neighbour or ties the exact m-th distance (so that

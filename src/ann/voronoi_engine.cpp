@@ -2,8 +2,9 @@
 // with the work of a few cells per query instead of all rows.
 //
 // Build: Faiss k-means on a hashed sample of the block's rows into cells of about
-// AnnParams::cell_rows rows; every row goes to its nearest centroid (exactly: nearest_cells). The rows are kept a
-// second time, grouped by cell and centred at their centroid (as hnswlib keeps its own copy).
+// AnnParams::cell_rows rows; every row goes to its nearest centroid (exactly:
+// nearest_centroids). The rows are kept a second time, grouped by cell and centred at their
+// centroid (as hnswlib keeps its own copy).
 //
 // Search, for the queries of one home cell h at a time (own rows: their cell; other queries: the
 // nearest centroid by a single-precision product, any cell would do):
@@ -32,6 +33,7 @@
 #include "bounds.hpp"
 #include "cells.hpp"
 #include "engines.hpp"
+#include "lsgl/util/threads.hpp"
 #include "sample.hpp"
 
 namespace lsgl::ann {
@@ -99,11 +101,11 @@ struct Shortlist {
   }
 };
 
-class VoronoiEngine final : public Engine {
+class VoronoiEngine final : public CountingEngine {
  public:
   VoronoiEngine(const AnnParams& p, const float* base, std::int64_t rows, std::int64_t d)
-      : Engine(base, d), rows_(rows), threads_(p.threads) {
-    openblas_set_num_threads(1);  // the threads work on different cells
+      : CountingEngine(base, d), rows_(rows), threads_(p.threads) {
+    const auto scope = ThreadScope::blas(1);  // the threads work on different cells
     make_cells(p);
     group_rows();
   }
@@ -116,15 +118,22 @@ class VoronoiEngine final : public Engine {
                      std::int64_t* out) const override {
     search_queries(queries, nq, k, bound, out);
   }
+  std::int64_t search_counted(const float* queries, std::int64_t nq, int k,
+                              std::int64_t* out) const override {
+    return search_queries(queries, nq, k, nullptr, out);
+  }
   bool exact_within() const override { return true; }
 
   void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const override {
+    const auto scope = ThreadScope::blas(1);  // the threads work on different cells
     search_homes(base_ + first * d_, home_.data() + first, nullptr, nq, k, out);
   }
 
+ private:
   // search_within, returning the number of rows compared, all queries together.
   std::int64_t search_queries(const float* queries, std::int64_t nq, int k, const double* bound,
                               std::int64_t* out) const {
+    const auto scope = ThreadScope::blas(1);  // the threads work on different blocks and cells
     // Home: the nearest centroid by ||c||^2 - 2 q.c in single precision (any cell is valid).
     std::vector<int> home(static_cast<std::size_t>(nq));
     std::vector<double> cn(static_cast<std::size_t>(cells_));
@@ -148,13 +157,15 @@ class VoronoiEngine final : public Engine {
     return search_homes(queries, home.data(), bound, nq, k, out);
   }
 
- private:
-  const float* centroid(int c) const { return centroids_.data() + static_cast<std::int64_t>(c) * d_; }
+  const float* centroid(int c) const {
+    return centroids_.data() + static_cast<std::int64_t>(c) * d_;
+  }
   std::int64_t cell_rows(int c) const { return start_[c + 1] - start_[c]; }
 
   // k-means centroids (one cell: the mean) and the exact nearest centroid of every row.
   void make_cells(const AnnParams& p) {
-    const std::int64_t wanted = std::clamp<std::int64_t>(rows_ / std::max<std::int64_t>(p.cell_rows, 1), 1, 1 << 16);
+    const std::int64_t wanted =
+        std::clamp<std::int64_t>(rows_ / std::max<std::int64_t>(p.cell_rows, 1), 1, 1 << 16);
     std::vector<float> sample;
     const double share = static_cast<double>(wanted * kSamplePerCell) / static_cast<double>(rows_);
     for (std::int64_t l = 0; l < rows_ && wanted > 1; ++l) {
@@ -179,11 +190,7 @@ class VoronoiEngine final : public Engine {
 
   // home_[l]: the nearest centroid by squared_distance (ties: lowest cell).
   void assign_rows() {
-    CellLayout lay;
-    lay.cells = cells_;
-    lay.d = d_;
-    lay.centroids = centroids_;
-    home_ = nearest_cells(lay, base_, rows_, threads_);
+    home_ = nearest_centroids(centroids_.data(), cells_, d_, base_, rows_, threads_);
   }
 
   // The rows by (cell, row), centred at their centroid, with their squared norms and the largest
@@ -257,7 +264,8 @@ class VoronoiEngine final : public Engine {
       list.scanned += rows_c;
       // f = an + v with v = ||y||^2 - 2 a.y in float; v above `limit` cannot enter the list.
       const auto limit = [&] {
-        return std::nextafter(static_cast<float>(list.bar() - an), std::numeric_limits<float>::infinity());
+        return std::nextafter(static_cast<float>(list.bar() - an),
+                              std::numeric_limits<float>::infinity());
       };
       float lim = limit();
       const float* gi = s.g.data() + i * rows_c;
@@ -411,14 +419,9 @@ class VoronoiEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_voronoi_engine(const AnnParams& p, const float* base,
-                                            std::int64_t rows, std::int64_t d) {
+std::unique_ptr<CountingEngine> make_voronoi_engine(const AnnParams& p, const float* base,
+                                                    std::int64_t rows, std::int64_t d) {
   return std::make_unique<VoronoiEngine>(p, base, rows, d);
-}
-
-std::int64_t voronoi_rows_compared(const Engine& voronoi, const float* queries, std::int64_t nq,
-                                   int k, std::int64_t* out) {
-  return dynamic_cast<const VoronoiEngine&>(voronoi).search_queries(queries, nq, k, nullptr, out);
 }
 
 }  // namespace lsgl::ann

@@ -41,23 +41,20 @@ const std::vector<OptionOwner<DensestMethod>>& option_owners() {
   return owners;
 }
 
-}  // namespace
-
-int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
-                    const std::string& command_line) {
-  DensestOptions o;
-  auto& d = o.dpcd.dpcd;
-  std::string init_mode;
+// The densest command's options as typed, before they are checked and parsed.
+struct DensestArgs {
   GraphInputArgs input;
-  std::string init, thresholds, centre, scope, fallback, sizes, methods, output_format;
+  std::string init_mode, init, thresholds, centre, scope, fallback, sizes, methods, output_format;
   std::int64_t seed = 1;
   bool quiet = false;
-  po::options_description desc("lsgl densest options");
-  add_graph_input_options(desc, o.graph, o.input, input);
+};
+
+// --size, --method, --output, --output-format.
+void add_subgraph_options(po::options_description& desc, DensestOptions& o, DensestArgs& a) {
   desc.add_options()
-      ("size", po::value(&sizes), "k: the number of nodes of the subgraph (a comma list runs "
+      ("size", po::value(&a.sizes), "k: the number of nodes of the subgraph (a comma list runs "
        "each size on the graph read once; then no --output)")
-      ("method", po::value(&methods)->default_value("dpcd"),
+      ("method", po::value(&a.methods)->default_value("dpcd"),
        "dpcd (discrete principal coordinate descent), dpcd-0 (DPCD without the neighbourhood "
        "search), peel (greedy peeling), ravi (greedy growth from the heaviest edge), feige (top "
        "k/2 by degree plus best outsiders), tpower (truncated power method), lp (continuous "
@@ -65,19 +62,25 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "mpec-adm (Yuan & Ghanem's MPEC exact penalty or alternating direction method); a comma "
        "list runs each")
       ("output", po::value(&o.output), "output file (written atomically)")
-      ("output-format", po::value(&output_format),
+      ("output-format", po::value(&a.output_format),
        "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per "
-       "line); default: from the --output name (.h5/.hdf5 or .txt), which it must agree with")
-      ("init", po::value(&init)->default_value("degree,feige,peel,tpower"),
+       "line); default: from the --output name (.h5/.hdf5 or .txt), which it must agree with");
+}
+
+// The options of DPCD ([DPCD] Alg. 1): initial sets, thresholds, updates, neighbourhood search.
+void add_dpcd_options(po::options_description& desc, DensestOptions& o, DensestArgs& a) {
+  auto& d = o.dpcd.dpcd;
+  desc.add_options()
+      ("init", po::value(&a.init)->default_value("degree,feige,peel,tpower"),
        "dpcd: initial sets tried (comma list of degree, feige, peel, tpower); DPCD starts from "
        "the densest. tpower: a few truncated power iterations from the degree set (on k-NN-like "
        "graphs its basin is often better than peeling's, whose set is already 1-swap optimal)")
       ("init-tpower-iter", po::value(&o.dpcd.tpower_iterations)->default_value(20),
        "dpcd: at most this many truncated power iterations for the tpower initial set")
-      ("init-mode", po::value(&init_mode)->default_value("best"),
+      ("init-mode", po::value(&a.init_mode)->default_value("best"),
        "dpcd: best (DPCD from the densest initial set) or each (DPCD from every initial set, "
        "the densest result kept)")
-      ("thresholds", po::value(&thresholds)->default_value("adaptive"),
+      ("thresholds", po::value(&a.thresholds)->default_value("adaptive"),
        "dpcd: adaptive ([DPCD] eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
        "L0 = 2 x largest weighted degree; monotone by construction)")
       ("alpha1", po::value(&d.alpha1)->default_value(d.alpha1),
@@ -86,13 +89,13 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "dpcd: S- = non-members with centred gradient < -alpha2 L2")
       ("eps", po::value(&d.eps)->default_value(d.eps),
        "dpcd, lipschitz thresholds: L = L0 + eps * max(L0, 1)")
-      ("centre", po::value(&centre)->default_value(to_string(d.centre)),
+      ("centre", po::value(&a.centre)->default_value(to_string(d.centre)),
        "dpcd: constant subtracted from the gradient before eq. 7: split (midway between the "
        "k-th and (k+1)-th largest W x), mean, median or none")
-      ("threshold-scope", po::value(&scope)->default_value(to_string(d.scope)),
+      ("threshold-scope", po::value(&a.scope)->default_value(to_string(d.scope)),
        "dpcd: entries the eq. 7 means run over: eligible (positive ones of members, negative "
        "ones of non-members) or all")
-      ("fallback", po::value(&fallback)->default_value(to_string(d.fallback)),
+      ("fallback", po::value(&a.fallback)->default_value(to_string(d.fallback)),
        "dpcd: when an update did not lower f: halve (retry with half the pairs), lipschitz "
        "(retry with L0 + eps) or none (keep it)")
       ("max-iter", po::value(&d.max_iterations)->default_value(d.max_iterations),
@@ -113,11 +116,62 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
        "dpcd: random moves tried when sampling (plus all single swaps and a greedy chain)")
       ("ns-plateau", po::value(&d.ns_plateau)->default_value(d.ns_plateau),
        "dpcd: at most this many zero-gain moves when no improving one is found (the moved "
-       "nodes are then frozen)")
+       "nodes are then frozen)");
+}
+
+// Local. The comma list of --size as integers.
+std::vector<std::int64_t> parse_sizes(const std::string& sizes) {
+  std::vector<std::int64_t> out;
+  std::stringstream ks(sizes);
+  for (std::string item; std::getline(ks, item, ',');) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size())
+      throw std::invalid_argument("--size: '" + item + "' is not an integer");
+    out.push_back(v);
+  }
+  return out;
+}
+
+// Local. The typed options from the strings; throws std::invalid_argument on a bad value.
+void apply_densest_args(const DensestArgs& a, const Parsed& p, DensestOptions& o) {
+  auto& d = o.dpcd.dpcd;
+  apply_graph_input_args(a.input, o.input);
+  o.dpcd.from_each = parse_choice<InitMode>("init-mode", a.init_mode) == InitMode::kEach;
+  d.thresholds = parse_choice<dpcd::ThresholdRule>("thresholds", a.thresholds);
+  d.centre = parse_choice<dpcd::Centre>("centre", a.centre);
+  d.scope = parse_choice<dpcd::Scope>("threshold-scope", a.scope);
+  d.fallback = parse_choice<dpcd::Fallback>("fallback", a.fallback);
+  o.dpcd.init = parse_choice_list<dpcd::InitialSet>("init", a.init);
+  o.methods = parse_choice_list<DensestMethod>("method", a.methods);
+  if (!a.output_format.empty())
+    o.output_format = parse_choice<SubgraphFormat>("output-format", a.output_format);
+  if (a.seed < 0) throw std::invalid_argument("--seed must be >= 0");
+  const std::vector<std::int64_t> sizes = parse_sizes(a.sizes);
+  o.sizes.insert(o.sizes.end(), sizes.begin(), sizes.end());
+  check_option_owners(p.vm, option_owners(), o.methods, "--method");
+}
+
+}  // namespace
+
+int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
+                    const std::string& command_line) {
+  DensestOptions o;
+  DensestArgs a;
+  po::options_description desc("lsgl densest options");
+  add_graph_input_options(desc, o.graph, o.input, a.input);
+  add_subgraph_options(desc, o, a);
+  add_dpcd_options(desc, o, a);
+  desc.add_options()
       ("tpower-max-iter", po::value(&o.tpower_max_iterations)->default_value(100),
        "tpower: iteration cap")
-      ("seed", po::value(&seed)->default_value(1), "random seed (neighbourhood sampling)")
-      ("quiet", po::bool_switch(&quiet), "print only the summary line and errors");
+      ("seed", po::value(&a.seed)->default_value(1), "random seed (neighbourhood sampling)")
+      ("quiet", po::bool_switch(&a.quiet), "print only the summary line and errors");
   add_relaxation_options(desc, o.lp, o.l2box, o.mpec, RelaxationCommand::kDensest);
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
@@ -132,37 +186,12 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
     return 0;
   }
   collective_check(comm, p.vm.count("size") > 0, "--size is required");
-  lsgl::collectively(comm, [&] {
-    apply_graph_input_args(input, o.input);
-    o.dpcd.from_each = parse_choice<InitMode>("init-mode", init_mode) == InitMode::kEach;
-    d.thresholds = parse_choice<dpcd::ThresholdRule>("thresholds", thresholds);
-    d.centre = parse_choice<dpcd::Centre>("centre", centre);
-    d.scope = parse_choice<dpcd::Scope>("threshold-scope", scope);
-    d.fallback = parse_choice<dpcd::Fallback>("fallback", fallback);
-    o.dpcd.init = parse_choice_list<dpcd::InitialSet>("init", init);
-    o.methods = parse_choice_list<DensestMethod>("method", methods);
-    if (!output_format.empty())
-      o.output_format = parse_choice<SubgraphFormat>("output-format", output_format);
-    if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
-    std::stringstream ks(sizes);
-    for (std::string item; std::getline(ks, item, ',');) {
-      std::size_t used = 0;
-      long long v = 0;
-      try {
-        v = std::stoll(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != item.size())
-        throw std::invalid_argument("--size: '" + item + "' is not an integer");
-      o.sizes.push_back(v);
-    }
-    check_option_owners(p.vm, option_owners(), o.methods, "--method");
-  });
-  d.seed = static_cast<std::uint64_t>(seed);
+  lsgl::collectively(comm, [&] { apply_densest_args(a, p, o); });
+  o.dpcd.dpcd.seed = static_cast<std::uint64_t>(a.seed);
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
-  run_densest(comm, o, *make_printing_monitor(comm, quiet ? Verbosity::kSummary : Verbosity::kAll));
+  run_densest(comm, o,
+              *make_printing_monitor(comm, a.quiet ? Verbosity::kSummary : Verbosity::kAll));
   return 0;
 }
 

@@ -43,36 +43,44 @@ const char* kHashUsage =
     "\n"
     "'lsgl hash <command> --help' explains each command's options.\n";
 
-int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
-  HashTrainOptions o;
-  hash::TrainOptions& t = o.train;
+// The train command's options as typed, before they are parsed.
+struct TrainArgs {
   std::string metric, loss, solver, features, thresholds;
   std::int64_t seed = 1;
   bool quiet = false;
-  po::options_description desc("lsgl hash train options");
+};
+
+// The training data and the model file: --input ... --output.
+void add_train_data_options(po::options_description& desc, HashTrainOptions& o, TrainArgs& a) {
   desc.add_options()
       ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy or IDX(.gz); one "
        "sample per row")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
-      ("metric", po::value(&metric)->default_value(to_string(o.metric)),
+      ("metric", po::value(&a.metric)->default_value(to_string(o.metric)),
        "euclidean, or cosine: rows scaled to unit norm before training (stored in the model; "
        "'hash encode' scales its rows the same way)")
       ("labels", po::value(&o.labels), "labels of the training samples (IDX, .npy or HDF5 "
        "--labels-dataset); required by --loss sdh, stored with the database codes")
       ("labels-dataset", po::value(&o.labels_dataset)->default_value(o.labels_dataset),
        "HDF5 dataset of --labels")
-      ("output", po::value(&o.output), "model file to write (HDF5, written atomically)")
+      ("output", po::value(&o.output), "model file to write (HDF5, written atomically)");
+}
+
+// The code length, loss, B-step solver and their parameters, --seed, --chunk, --quiet.
+void add_train_options(po::options_description& desc, HashTrainOptions& o, TrainArgs& a) {
+  hash::TrainOptions& t = o.train;
+  desc.add_options()
       ("bits", po::value(&t.bits)->default_value(t.bits), "code length r (1 to 1024)")
-      ("loss", po::value(&loss)->default_value("sdh"),
+      ("loss", po::value(&a.loss)->default_value("sdh"),
        "sdh (supervised: ||Y - W^T B||^2 + beta ||W||^2 + nu ||B - P^T phi||^2), fsdh "
        "(supervised, Gui et al.: ||B - W^T Y||^2 + beta ||W||^2 + nu ||B - P^T phi||^2) or itq "
        "(unsupervised: ||B - V R||^2, V the PCA projection, R a rotation)")
-      ("solver", po::value(&solver)->default_value("dpcd"),
+      ("solver", po::value(&a.solver)->default_value("dpcd"),
        "B-step: dpcd (discrete principal coordinate descent; every loss); on sdh also dcc "
        "(SDH's bit-by-bit cyclic coordinate descent), sgm (signed gradient), lp (box relaxation, "
        "projected gradient, sign), l2box-admm (Wu & Ghanem's lp-box ADMM) or mpec-epm (Yuan & "
        "Ghanem's exact penalty); on itq and fsdh also sign (the closed form sgn(c))")
-      ("features", po::value(&features),
+      ("features", po::value(&a.features),
        "rbf (exp(-||x - a||^2 / 2 sigma^2) over --anchors training samples; default for sdh "
        "and fsdh) or raw (the input columns; default for itq); centred either way")
       ("anchors", po::value(&t.anchors)->default_value(t.anchors), "rbf: number of anchors")
@@ -95,7 +103,7 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
        "sgm: at most this many sign updates per B-step")
       ("max-iter", po::value(&t.dpcd.max_iterations)->default_value(t.dpcd.max_iterations),
        "dpcd: principal-coordinate updates per B-step ([DPCD]: 20)")
-      ("thresholds", po::value(&thresholds)->default_value("coordinate"),
+      ("thresholds", po::value(&a.thresholds)->default_value("coordinate"),
        "dpcd: coordinate (a bit is principal when flipping it alone lowers the loss: threshold "
        "2 (W W^T)_kk; all principal bits flip together), adaptive ([DPCD] eq. 7, scaled by "
        "alpha1/alpha2) or lipschitz (L0 + eps, L0 = 2 x largest eigenvalue of W W^T)")
@@ -110,12 +118,36 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
        "dpcd: neighbourhood search after every T updates ([DPCD]: 10)")
       ("ns-m", po::value(&t.dpcd.ns_m)->default_value(t.dpcd.ns_m),
        "dpcd: at most m flips in the neighbourhood search ([DPCD]: 5; 0: none)")
-      ("seed", po::value(&seed)->default_value(1), "random seed (initial codes, anchors, ITQ's "
+      ("seed", po::value(&a.seed)->default_value(1), "random seed (initial codes, anchors, ITQ's "
        "rotation, neighbourhood sampling)")
       ("chunk", po::value(&t.chunk)->default_value(t.chunk),
        "samples per chunk of the reproducible sums (the results do not depend on the number "
        "of ranks; ranks hold whole chunks)")
-      ("quiet", po::bool_switch(&quiet), "print only the summary and errors");
+      ("quiet", po::bool_switch(&a.quiet), "print only the summary and errors");
+}
+
+// Local. The typed options from the strings; throws std::invalid_argument on a bad value.
+void apply_train_args(const TrainArgs& a, const Parsed& p, HashTrainOptions& o) {
+  hash::TrainOptions& t = o.train;
+  o.metric = parse_choice<Metric>("metric", a.metric);
+  t.loss = parse_choice<hash::Loss>("loss", a.loss);
+  t.solver = parse_choice<hash::BSolver>("solver", a.solver);
+  t.features = a.features.empty()
+                   ? (t.loss == hash::Loss::kItq ? hash::FeatureKind::kRaw
+                                                 : hash::FeatureKind::kRbf)
+                   : parse_choice<hash::FeatureKind>("features", a.features);
+  check_option_owners(p.vm, train_option_owners(), {t.solver}, "--solver");
+  t.dpcd.thresholds = parse_choice<dpcd::ThresholdRule>("thresholds", a.thresholds);
+  if (a.seed < 0) throw std::invalid_argument("--seed must be >= 0");
+}
+
+int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
+  HashTrainOptions o;
+  hash::TrainOptions& t = o.train;
+  TrainArgs a;
+  po::options_description desc("lsgl hash train options");
+  add_train_data_options(desc, o, a);
+  add_train_options(desc, o, a);
   add_relaxation_options(desc, t.lp, t.l2box, t.mpec, RelaxationCommand::kHash);
   add_common_options(desc);
   const Parsed p = parse(comm, args, desc);
@@ -128,24 +160,13 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
     return 0;
   }
   collective_check(comm, p.vm.count("input") > 0, "--input is required");
-  collectively(comm, [&] {
-    o.metric = parse_choice<Metric>("metric", metric);
-    t.loss = parse_choice<hash::Loss>("loss", loss);
-    t.solver = parse_choice<hash::BSolver>("solver", solver);
-    t.features = features.empty()
-                     ? (t.loss == hash::Loss::kItq ? hash::FeatureKind::kRaw
-                                                   : hash::FeatureKind::kRbf)
-                     : parse_choice<hash::FeatureKind>("features", features);
-    check_option_owners(p.vm, train_option_owners(), {t.solver}, "--solver");
-    t.dpcd.thresholds = parse_choice<dpcd::ThresholdRule>("thresholds", thresholds);
-    if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
-  });
-  t.seed = static_cast<std::uint64_t>(seed);
+  collectively(comm, [&] { apply_train_args(a, p, o); });
+  t.seed = static_cast<std::uint64_t>(a.seed);
   t.dpcd.seed = t.seed;
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
   run_hash_train(comm, o,
-                 *make_printing_monitor(comm, quiet ? Verbosity::kSummary : Verbosity::kAll));
+                 *make_printing_monitor(comm, a.quiet ? Verbosity::kSummary : Verbosity::kAll));
   return 0;
 }
 

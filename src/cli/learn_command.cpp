@@ -146,19 +146,17 @@ void check_json_output(MPI_Comm comm, const LearnOptions& o, const std::string& 
   check_writable(comm, json);
 }
 
-}  // namespace
-
-int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
-                  const std::string& command_line) {
-  LearnOptions o;
-  Choices c;
+// The output and run options of learn as typed (the others go to LearnOptions and Choices).
+struct LearnArgs {
   int progress_every = 50;
   bool quiet = false;
   std::string json;
-  po::options_description d("lsgl learn options");
-  add_data_options(d, o, c);
+};
+
+// --json, --output, the model and its parameters.
+void add_model_options(po::options_description& d, LearnOptions& o, Choices& c, LearnArgs& a) {
   d.add_options()
-      ("json", po::value(&json), "also write the summary as one JSON object to this file")
+      ("json", po::value(&a.json), "also write the summary as one JSON object to this file")
       ("output", po::value(&o.output),
        "output graph file, format from the name: .h5 (lsgl's graph with its attributes), .npz "
        "(scipy), .mtx, .txt/.edges/.tsv (edge list); written atomically")
@@ -187,7 +185,10 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("project-dim", po::value(&o.project_dim)->default_value(0),
        "hard, soft: project the features to this many dimensions by a random Gaussian matrix "
        "drawn from --seed ([KP19] appendix C uses 20; 0: keep the features)");
-  add_ann_options(d, o, c);
+}
+
+// The solver and its stopping rules, the degree search, pruning, progress and checkpoints.
+void add_solver_options(po::options_description& d, LearnOptions& o, Choices& c, LearnArgs& a) {
   d.add_options()
       ("solver", po::value(&c.solver)->default_value("fdpg"),
        "log: fdpg (FISTA on the dual, Saboksayr & Mateos 2021: 3-12x faster than fbf to the "
@@ -217,9 +218,9 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
        "changes differ by more than 10x, at most 8 times (0: keep c fixed)")
       ("prune", po::value(&o.prune)->default_value(1e-4, "1e-4"),
        "weights at or below this (before scaling) are not written")
-      ("progress-every", po::value(&progress_every)->default_value(50),
+      ("progress-every", po::value(&a.progress_every)->default_value(50),
        "print the iteration's progress every this many iterations (0: never)")
-      ("quiet", po::bool_switch(&quiet), "print nothing but errors")
+      ("quiet", po::bool_switch(&a.quiet), "print nothing but errors")
       ("checkpoint", po::value(&o.checkpoint),
        "save the learning state (allowed edges, weights, duals) to this HDF5 file, atomically, "
        "keeping the previous one as FILE.prev; on SIGUSR1 or SIGTERM every rank saves at the "
@@ -229,6 +230,20 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
       ("resume", po::value(&o.resume),
        "continue from a checkpoint (same data and parameters; any number of ranks); skips the "
        "neighbour search");
+}
+
+}  // namespace
+
+int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
+                  const std::string& command_line) {
+  LearnOptions o;
+  Choices c;
+  LearnArgs a;
+  po::options_description d("lsgl learn options");
+  add_data_options(d, o, c);
+  add_model_options(d, o, c, a);
+  add_ann_options(d, o, c);
+  add_solver_options(d, o, c, a);
   add_common_options(d);
   const Parsed p = parse(comm, args, d);
   if (p.help) {
@@ -243,17 +258,17 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
     return 0;
   }
   parse_choices(comm, c, true, o);
-  collective_check(comm, progress_every >= 0 && o.checkpoint_every >= 0 && o.recall_sample >= 0,
+  collective_check(comm, a.progress_every >= 0 && o.checkpoint_every >= 0 && o.recall_sample >= 0,
                    "--progress-every, --checkpoint-every and --recall-sample must be >= 0");
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
-  if (!json.empty()) check_json_output(comm, o, json);
+  if (!a.json.empty()) check_json_output(comm, o, a.json);
   install_interrupt_handlers();
-  const auto monitor = make_printing_monitor(comm, quiet ? Verbosity::kNothing : Verbosity::kAll,
-                                             progress_every);
+  const auto monitor = make_printing_monitor(
+      comm, a.quiet ? Verbosity::kNothing : Verbosity::kAll, a.progress_every);
   const LearnSummary s = run_learn(comm, o, *monitor);
   if (s.interrupted) return kExitInterrupted;
-  if (!json.empty()) write_text_file(comm, json, learn_summary_json(o, s) + "\n");
+  if (!a.json.empty()) write_text_file(comm, a.json, learn_summary_json(o, s) + "\n");
   return 0;
 }
 

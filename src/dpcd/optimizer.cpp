@@ -244,6 +244,10 @@ class Runner {
   double centre(const Extremes& e);                  // OPEN choice: Options::centre
   Thresholds thresholds(ThresholdRule rule);         // [DPCD] eq. 7 / L0 + eps
   bool principal_update();                           // [DPCD] Alg. 1, one update
+  void principal_sets(ThresholdRule rule, Selection& plus, Selection& minus);  // S+, S-
+  bool flip_together(Selection plus, const Selection& minus, double f0);      // Omega_{-1}
+  bool flip_balanced(Selection plus, Selection minus, double f0);             // Omega_r
+  bool lipschitz_retry() const;  // a rejected adaptive move is retried at L0 + eps
   bool attempt(const std::vector<std::int64_t>& flips, double f0);
   bool neighbourhood_search();                       // [DPCD] Alg. 1, m-neighbours
   // Pooled candidates of a neighbourhood search: global indices, a of the first side then b of
@@ -393,83 +397,99 @@ bool Runner::attempt(const std::vector<std::int64_t>& flips, double f0) {
 // each. With the safeguard of Options::fallback.
 bool Runner::principal_update() {
   const double f0 = p_.objective();
-  auto build = [&](ThresholdRule rule, Selection& plus, Selection& minus) {
-    const Thresholds t = thresholds(rule);
-    const double* g = p_.gradient().data();
-    const std::int8_t* x = p_.x().data();
-    const std::int64_t b = p_.begin(), nloc = static_cast<std::int64_t>(p_.x().size());
-    const double a1 = rule == ThresholdRule::kAdaptive ? o_.alpha1 : 1.0;
-    const double a2 = rule == ThresholdRule::kAdaptive ? o_.alpha2 : 1.0;
-    const double T1 = a1 * t.L1, T2 = a2 * t.L2, c = t.c;
-    const double* L = rule == ThresholdRule::kCoordinate ? Li_.data() : nullptr;
-    const std::int64_t period = L ? Li_period_ : 0;
-    // x_i (g_i - c) minus the threshold th of coordinate i's side: > 0 iff i is principal
-    // (S+: x = +1, g~ > T1; S-: x = -1, g~ < -T2).
-    auto threshold = [&](std::int64_t i, std::int64_t pos) {
-      return L ? L[period > 0 ? pos : i] : (x[i] > 0 ? T1 : T2);
-    };
-    auto margin = [&](std::int64_t i, std::int64_t pos) {
-      return x[i] * (g[i] - c) - threshold(i, pos);
-    };
-    // Position of local coordinate 0 in its block (periodic constants).
-    std::int64_t pos = period > 0 ? b % period : 0;
-    auto advance = [&] {
-      if (period > 0 && ++pos == period) pos = 0;
-    };
-    auto add = [&](std::int64_t i) { (x[i] > 0 ? plus : minus).add(x[i] * (g[i] - c), i); };
-    // One per block: the eligible coordinate of largest margin in each block.
-    const std::int64_t bs = o_.one_per_block && o_.domain == Domain::kFree ? p_.block_size() : 0;
-    if (bs > 0) {
-      for (std::int64_t lo = 0, hi = std::min(nloc, bs - b % bs); lo < nloc;
-           lo = hi, hi = std::min(nloc, hi + bs)) {
-        std::int64_t best = lo;
-        double bm = margin(lo, pos);
-        advance();
-        for (std::int64_t i = lo + 1; i < hi; ++i) {
-          const double m = margin(i, pos);
-          advance();
-          if (m > bm) {
-            bm = m;
-            best = i;
-          }
-        }
-        if (bm > 0) add(best);
-      }
-      return;
-    }
-    for (std::int64_t i = 0; i < nloc; ++i) {
-      if (margin(i, pos) > 0) add(i);
-      advance();
-    }
-  };
   Selection plus(p_.begin()), minus(p_.begin());
-  build(o_.thresholds, plus, minus);
-  std::vector<std::int64_t> flips;
-  if (o_.domain == Domain::kFree) {
-    Selection both = plus;
-    both.append(minus);
-    std::int64_t m = allreduce_sum(comm_, static_cast<std::int64_t>(both.size()));
-    if (o_.max_flips > 0 && m > o_.max_flips) {
-      both = both.top(comm_, o_.max_flips);
-      m = o_.max_flips;
+  principal_sets(o_.thresholds, plus, minus);
+  if (o_.domain == Domain::kFree) return flip_together(std::move(plus), minus, f0);
+  return flip_balanced(std::move(plus), std::move(minus), f0);
+}
+
+// The principal coordinates under `rule`'s thresholds: S+ into plus, S- into minus, each with
+// its |g~| (one per block: only the eligible coordinate of largest margin in each block).
+void Runner::principal_sets(ThresholdRule rule, Selection& plus, Selection& minus) {
+  const Thresholds t = thresholds(rule);
+  const double* g = p_.gradient().data();
+  const std::int8_t* x = p_.x().data();
+  const std::int64_t b = p_.begin(), nloc = static_cast<std::int64_t>(p_.x().size());
+  const double a1 = rule == ThresholdRule::kAdaptive ? o_.alpha1 : 1.0;
+  const double a2 = rule == ThresholdRule::kAdaptive ? o_.alpha2 : 1.0;
+  const double T1 = a1 * t.L1, T2 = a2 * t.L2, c = t.c;
+  const double* L = rule == ThresholdRule::kCoordinate ? Li_.data() : nullptr;
+  const std::int64_t period = L ? Li_period_ : 0;
+  // x_i (g_i - c) minus the threshold th of coordinate i's side: > 0 iff i is principal
+  // (S+: x = +1, g~ > T1; S-: x = -1, g~ < -T2).
+  auto threshold = [&](std::int64_t i, std::int64_t pos) {
+    return L ? L[period > 0 ? pos : i] : (x[i] > 0 ? T1 : T2);
+  };
+  auto margin = [&](std::int64_t i, std::int64_t pos) {
+    return x[i] * (g[i] - c) - threshold(i, pos);
+  };
+  // Position of local coordinate 0 in its block (periodic constants).
+  std::int64_t pos = period > 0 ? b % period : 0;
+  auto advance = [&] {
+    if (period > 0 && ++pos == period) pos = 0;
+  };
+  auto add = [&](std::int64_t i) { (x[i] > 0 ? plus : minus).add(x[i] * (g[i] - c), i); };
+  // One per block: the eligible coordinate of largest margin in each block.
+  const std::int64_t bs = o_.one_per_block && o_.domain == Domain::kFree ? p_.block_size() : 0;
+  if (bs > 0) {
+    for (std::int64_t lo = 0, hi = std::min(nloc, bs - b % bs); lo < nloc;
+         lo = hi, hi = std::min(nloc, hi + bs)) {
+      std::int64_t best = lo;
+      double bm = margin(lo, pos);
+      advance();
+      for (std::int64_t i = lo + 1; i < hi; ++i) {
+        const double m = margin(i, pos);
+        advance();
+        if (m > bm) {
+          bm = m;
+          best = i;
+        }
+      }
+      if (bm > 0) add(best);
     }
-    if (m == 0) return false;
-    if (attempt(both.local, f0)) return true;
-    if (o_.fallback == Fallback::kLipschitz && p_.lipschitz() > 0 &&
-        o_.thresholds == ThresholdRule::kAdaptive) {
-      Selection p2(p_.begin()), m2(p_.begin());
-      build(ThresholdRule::kLipschitz, p2, m2);
-      p2.append(m2);
-      if (allreduce_sum(comm_, static_cast<std::int64_t>(p2.size())) == 0) return false;
-      return attempt(p2.local, f0);
-    }
-    while (m > 1) {
-      m /= 2;
-      both = both.top(comm_, m);
-      if (attempt(both.local, f0)) return true;
-    }
-    return false;
+    return;
   }
+  for (std::int64_t i = 0; i < nloc; ++i) {
+    if (margin(i, pos) > 0) add(i);
+    advance();
+  }
+}
+
+bool Runner::lipschitz_retry() const {
+  return o_.fallback == Fallback::kLipschitz && p_.lipschitz() > 0 &&
+         o_.thresholds == ThresholdRule::kAdaptive;
+}
+
+// Omega_{-1} (free domain): flips S+ and S- together (at most max_flips of largest |g~|); when
+// f does not decrease, the Lipschitz sets, or halves of the flips of largest |g~|.
+bool Runner::flip_together(Selection plus, const Selection& minus, double f0) {
+  Selection both = std::move(plus);
+  both.append(minus);
+  std::int64_t m = allreduce_sum(comm_, static_cast<std::int64_t>(both.size()));
+  if (o_.max_flips > 0 && m > o_.max_flips) {
+    both = both.top(comm_, o_.max_flips);
+    m = o_.max_flips;
+  }
+  if (m == 0) return false;
+  if (attempt(both.local, f0)) return true;
+  if (lipschitz_retry()) {
+    Selection p2(p_.begin()), m2(p_.begin());
+    principal_sets(ThresholdRule::kLipschitz, p2, m2);
+    p2.append(m2);
+    if (allreduce_sum(comm_, static_cast<std::int64_t>(p2.size())) == 0) return false;
+    return attempt(p2.local, f0);
+  }
+  while (m > 1) {
+    m /= 2;
+    both = both.top(comm_, m);
+    if (attempt(both.local, f0)) return true;
+  }
+  return false;
+}
+
+// Omega_r (fixed count): flips the m = min(|S+|, |S-|) (at most max_flips) entries of largest
+// |g~| of each side; when f does not decrease, the same from the Lipschitz sets, or halves.
+bool Runner::flip_balanced(Selection plus, Selection minus, double f0) {
   std::int64_t m = std::min(allreduce_sum(comm_, static_cast<std::int64_t>(plus.size())),
                             allreduce_sum(comm_, static_cast<std::int64_t>(minus.size())));
   if (o_.max_flips > 0) m = std::min(m, o_.max_flips);
@@ -482,10 +502,9 @@ bool Runner::principal_update() {
     return f;
   };
   if (attempt(join(plus, minus), f0)) return true;
-  if (o_.fallback == Fallback::kLipschitz && p_.lipschitz() > 0 &&
-      o_.thresholds == ThresholdRule::kAdaptive) {
+  if (lipschitz_retry()) {
     Selection p2(p_.begin()), m2(p_.begin());
-    build(ThresholdRule::kLipschitz, p2, m2);
+    principal_sets(ThresholdRule::kLipschitz, p2, m2);
     const std::int64_t m2n = std::min(allreduce_sum(comm_, static_cast<std::int64_t>(p2.size())),
                                       allreduce_sum(comm_, static_cast<std::int64_t>(m2.size())));
     if (m2n == 0) return false;

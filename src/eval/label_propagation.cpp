@@ -57,16 +57,15 @@ std::vector<char> select_known_nodes(MPI_Comm comm, std::int64_t n, std::int64_t
   return known;
 }
 
-LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr& m,
-                                        const Components& components, const NodeLabels& labels,
-                                        const std::vector<char>& known,
-                                        const LabelPropagationParams& params) {
+namespace {
+
+// Collective. The nodes whose value the harmonic problem fixes: the known ones and those of
+// components without a known node (unreachable). Sets res.known, unknown and unreachable.
+std::vector<char> fixed_nodes(const CsrGhosts& ghosts, const LocalCsr& m,
+                              const Components& components, const NodeLabels& labels,
+                              const std::vector<char>& known, LabelPropagationResult& res) {
   MPI_Comm comm = ghosts.comm();
   const std::int64_t nl = m.local_rows();
-  const int C = labels.num_classes();
-  LabelPropagationResult res;
-  res.known_flag = known;
-
   // Reachable: the component holds a known node.
   std::vector<std::int64_t> k64(nl);
   for (std::int64_t r = 0; r < nl; ++r) k64[r] = known[r] ? 1 : 0;
@@ -82,6 +81,89 @@ LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr&
   res.known = counts[0];
   res.unknown = m.n - labels.unlabelled - counts[0];
   res.unreachable = counts[1];
+  return fixed;
+}
+
+// Collective. g's solver of the harmonic systems with matrix A: CG with Jacobi, then PETSc's
+// options of prefix lp_; res.solver names what runs ("cg+jacobi").
+void make_solver(MPI_Comm comm, const PetscMatrix& A, const LabelPropagationParams& params,
+                 KspGuard& g, LabelPropagationResult& res) {
+  petsc_check(MatCreateVecs(A.get(), &g.x, &g.b), "MatCreateVecs");
+  petsc_check(KSPCreate(comm, &g.ksp), "KSPCreate");
+  petsc_check(KSPSetOperators(g.ksp, A.get(), A.get()), "KSPSetOperators");
+  petsc_check(KSPSetType(g.ksp, KSPCG), "KSPSetType");
+  PC pc = nullptr;
+  petsc_check(KSPGetPC(g.ksp, &pc), "KSPGetPC");
+  petsc_check(PCSetType(pc, PCJACOBI), "PCSetType");
+  petsc_check(
+      KSPSetTolerances(g.ksp, params.rtol, PETSC_DEFAULT, PETSC_DEFAULT, params.max_iterations),
+      "KSPSetTolerances");
+  petsc_check(KSPSetOptionsPrefix(g.ksp, "lp_"), "KSPSetOptionsPrefix");
+  petsc_check(KSPSetFromOptions(g.ksp), "KSPSetFromOptions");
+  KSPType kt = nullptr;
+  PCType pt = nullptr;
+  petsc_check(KSPGetType(g.ksp, &kt), "KSPGetType");
+  petsc_check(PCGetType(pc, &pt), "PCGetType");
+  res.solver = std::string(kt ? kt : "?") + "+" + (pt ? pt : "?");
+}
+
+// Local. The right-hand side of class c into b: 1 or 0 on the known nodes, on the reachable
+// unknown ones the sum of W_rj over their known neighbours of class c (cls: the class of each
+// known node on local and ghost slots, -1 elsewhere).
+void class_rhs(const CsrGhosts& ghosts, const LocalCsr& m, const NodeLabels& labels,
+               const std::vector<char>& known, const std::vector<char>& fixed,
+               const std::vector<std::int32_t>& cls, int c, Vec b) {
+  const auto& slot = ghosts.slot();
+  PetscScalar* v = nullptr;
+  petsc_check(VecGetArray(b, &v), "VecGetArray");
+  for (std::int64_t r = 0; r < m.local_rows(); ++r) {
+    double s = 0;
+    if (known[r]) {
+      s = labels.index[r] == c ? 1.0 : 0.0;
+    } else if (!fixed[r]) {
+      for (std::int64_t e = m.indptr[r]; e < m.indptr[r + 1]; ++e)
+        if (cls[slot[e]] == c) s += m.data[e];
+    }
+    v[r] = s;
+  }
+  petsc_check(VecRestoreArray(b, &v), "VecRestoreArray");
+}
+
+// Collective. Known nodes predicted as their own class (score 1); res.correct and the
+// accuracies over the unknown labelled nodes, all and reachable (res.prediction: one per local
+// row).
+void score_predictions(MPI_Comm comm, const NodeLabels& labels, const std::vector<char>& known,
+                       const LabelPropagationParams& params, int C,
+                       LabelPropagationResult& res) {
+  std::int64_t correct = 0;
+  const auto nl = static_cast<std::int64_t>(res.prediction.size());
+  for (std::int64_t r = 0; r < nl; ++r) {
+    if (known[r]) {
+      res.prediction[r] = labels.index[r];
+      if (params.keep_scores) res.scores[r * C + labels.index[r]] = 1.0;
+    } else if (labels.index[r] >= 0 && res.prediction[r] == labels.index[r]) {
+      ++correct;
+    }
+  }
+  res.correct = allreduce_sum(comm, correct);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  res.accuracy = res.unknown > 0 ? double(res.correct) / double(res.unknown) : nan;
+  const std::int64_t reachable = res.unknown - res.unreachable;
+  res.accuracy_reachable = reachable > 0 ? double(res.correct) / double(reachable) : nan;
+}
+
+}  // namespace
+
+LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr& m,
+                                        const Components& components, const NodeLabels& labels,
+                                        const std::vector<char>& known,
+                                        const LabelPropagationParams& params) {
+  MPI_Comm comm = ghosts.comm();
+  const std::int64_t nl = m.local_rows();
+  const int C = labels.num_classes();
+  LabelPropagationResult res;
+  res.known_flag = known;
+  const std::vector<char> fixed = fixed_nodes(ghosts, m, components, labels, known, res);
 
   // Class index of each known node, on local and ghost slots (-1: unknown).
   std::vector<std::int32_t> known_class(nl, -1);
@@ -95,45 +177,14 @@ LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr&
 
   const PetscMatrix A = laplacian_matrix(ghosts, m, LaplacianKind::kCombinatorial, &fixed);
   KspGuard g;
-  petsc_check(MatCreateVecs(A.get(), &g.x, &g.b), "MatCreateVecs");
-  petsc_check(KSPCreate(comm, &g.ksp), "KSPCreate");
-  petsc_check(KSPSetOperators(g.ksp, A.get(), A.get()), "KSPSetOperators");
-  petsc_check(KSPSetType(g.ksp, KSPCG), "KSPSetType");
-  PC pc = nullptr;
-  petsc_check(KSPGetPC(g.ksp, &pc), "KSPGetPC");
-  petsc_check(PCSetType(pc, PCJACOBI), "PCSetType");
-  petsc_check(
-      KSPSetTolerances(g.ksp, params.rtol, PETSC_DEFAULT, PETSC_DEFAULT, params.max_iterations),
-      "KSPSetTolerances");
-  petsc_check(KSPSetOptionsPrefix(g.ksp, "lp_"), "KSPSetOptionsPrefix");
-  petsc_check(KSPSetFromOptions(g.ksp), "KSPSetFromOptions");
-  {
-    KSPType kt = nullptr;
-    PCType pt = nullptr;
-    petsc_check(KSPGetType(g.ksp, &kt), "KSPGetType");
-    petsc_check(PCGetType(pc, &pt), "PCGetType");
-    res.solver = std::string(kt ? kt : "?") + "+" + (pt ? pt : "?");
-  }
+  make_solver(comm, A, params, g, res);
 
   std::vector<double> best(nl, -std::numeric_limits<double>::infinity());
   res.prediction.assign(nl, -1);
   if (params.keep_scores) res.scores.assign(nl * C, 0.0);
-  const auto& slot = ghosts.slot();
   for (int c = 0; c < C; ++c) {
     if (!class_known[c]) continue;  // f_c = 0 everywhere
-    PetscScalar* b = nullptr;
-    petsc_check(VecGetArray(g.b, &b), "VecGetArray");
-    for (std::int64_t r = 0; r < nl; ++r) {
-      double v = 0;
-      if (known[r]) {
-        v = labels.index[r] == c ? 1.0 : 0.0;
-      } else if (!fixed[r]) {  // reachable unknown: sum of W_rj over known neighbours of class c
-        for (std::int64_t e = m.indptr[r]; e < m.indptr[r + 1]; ++e)
-          if (cls[slot[e]] == c) v += m.data[e];
-      }
-      b[r] = v;
-    }
-    petsc_check(VecRestoreArray(g.b, &b), "VecRestoreArray");
+    class_rhs(ghosts, m, labels, known, fixed, cls, c, g.b);
     petsc_check(VecSet(g.x, 0.0), "VecSet");
     petsc_check(KSPSolve(g.ksp, g.b, g.x), "KSPSolve");
     KSPConvergedReason reason;
@@ -156,21 +207,7 @@ LabelPropagationResult propagate_labels(const CsrGhosts& ghosts, const LocalCsr&
     }
     petsc_check(VecRestoreArrayRead(g.x, &x), "VecRestoreArrayRead");
   }
-
-  std::int64_t correct = 0;
-  for (std::int64_t r = 0; r < nl; ++r) {
-    if (known[r]) {
-      res.prediction[r] = labels.index[r];
-      if (params.keep_scores) res.scores[r * C + labels.index[r]] = 1.0;
-    } else if (labels.index[r] >= 0 && res.prediction[r] == labels.index[r]) {
-      ++correct;
-    }
-  }
-  res.correct = allreduce_sum(comm, correct);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  res.accuracy = res.unknown > 0 ? double(res.correct) / double(res.unknown) : nan;
-  const std::int64_t reachable = res.unknown - res.unreachable;
-  res.accuracy_reachable = reachable > 0 ? double(res.correct) / double(reachable) : nan;
+  score_predictions(comm, labels, known, params, C, res);
   return res;
 }
 

@@ -37,6 +37,61 @@ void ensure_slepc() {
   if (!started) petsc_check(SlepcInitialize(nullptr, nullptr, nullptr, nullptr), "SlepcInitialize");
 }
 
+// Local. The trivial eigenvector on the component into t: 1 (combinatorial) or D^1/2 1
+// (normalized), 0 outside it; normalised.
+void set_trivial_vector(const std::vector<char>& outside, const std::vector<double>& deg,
+                        LaplacianKind kind, Vec t) {
+  PetscScalar* v = nullptr;
+  petsc_check(VecGetArray(t, &v), "VecGetArray");
+  for (std::size_t r = 0; r < outside.size(); ++r)
+    v[r] = outside[r]                             ? 0.0
+           : kind == LaplacianKind::kCombinatorial ? 1.0
+                                                   : std::sqrt(deg[r]);
+  petsc_check(VecRestoreArray(t, &v), "VecRestoreArray");
+  PetscReal norm = 0;
+  petsc_check(VecNormalize(t, &norm), "VecNormalize");
+}
+
+// Collective. g's eigensolver for the smallest eigenpairs of L with a subspace of ncv vectors,
+// g.trivial deflated, then SLEPc's options of prefix emb_.
+void make_eigensolver(MPI_Comm comm, const PetscMatrix& L, const EmbeddingParams& params,
+                      PetscInt ncv, EpsGuard& g) {
+  petsc_check(EPSCreate(comm, &g.eps), "EPSCreate");
+  petsc_check(EPSSetOperators(g.eps, L.get(), nullptr), "EPSSetOperators");
+  petsc_check(EPSSetProblemType(g.eps, EPS_HEP), "EPSSetProblemType");
+  petsc_check(EPSSetWhichEigenpairs(g.eps, EPS_SMALLEST_REAL), "EPSSetWhichEigenpairs");
+  petsc_check(EPSSetDimensions(g.eps, params.vectors, ncv, PETSC_DEFAULT), "EPSSetDimensions");
+  petsc_check(EPSSetTolerances(g.eps, params.tol,
+                               params.max_iterations > 0 ? params.max_iterations : PETSC_DEFAULT),
+              "EPSSetTolerances");
+  // Residuals relative to ||L|| (not to |lambda|, which is 0 on a disconnected graph).
+  petsc_check(EPSSetConvergenceTest(g.eps, EPS_CONV_NORM), "EPSSetConvergenceTest");
+  petsc_check(EPSSetDeflationSpace(g.eps, 1, &g.trivial), "EPSSetDeflationSpace");
+  petsc_check(EPSSetOptionsPrefix(g.eps, "emb_"), "EPSSetOptionsPrefix");
+  petsc_check(EPSSetFromOptions(g.eps), "EPSSetFromOptions");
+}
+
+// Collective. The sign that makes the entry of largest magnitude of the eigenvector x (this
+// rank's m.local_rows() entries) positive, the smallest index on ties.
+double eigenvector_sign(MPI_Comm comm, const LocalCsr& m, const PetscScalar* x) {
+  const std::int64_t nl = m.local_rows();
+  struct {
+    double v;
+    int i;
+  } loc{0.0, 0}, glob{0.0, 0};
+  std::int64_t best_r = -1;
+  for (std::int64_t r = 0; r < nl; ++r)
+    if (std::fabs(x[r]) > loc.v) {
+      loc.v = std::fabs(x[r]);
+      best_r = r;
+    }
+  loc.i = best_r >= 0 ? static_cast<int>(m.begin + best_r) : static_cast<int>(m.n);
+  MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+  double sign_value = (glob.i >= m.begin && glob.i < m.begin + nl) ? x[glob.i - m.begin] : 0.0;
+  MPI_Allreduce(MPI_IN_PLACE, &sign_value, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return sign_value < 0 ? -1.0 : 1.0;
+}
+
 }  // namespace
 
 Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const Components& c,
@@ -68,31 +123,8 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
   const PetscMatrix L = laplacian_matrix(ghosts, m, params.kind, &outside, sigma);
   EpsGuard g;
   petsc_check(MatCreateVecs(L.get(), &g.x, &g.trivial), "MatCreateVecs");
-  {
-    // The trivial eigenvector on the component: 1 (combinatorial) or D^1/2 1 (normalized).
-    PetscScalar* t = nullptr;
-    petsc_check(VecGetArray(g.trivial, &t), "VecGetArray");
-    for (std::int64_t r = 0; r < nl; ++r)
-      t[r] = outside[r]                                    ? 0.0
-             : params.kind == LaplacianKind::kCombinatorial ? 1.0
-                                                           : std::sqrt(deg[r]);
-    petsc_check(VecRestoreArray(g.trivial, &t), "VecRestoreArray");
-    PetscReal norm = 0;
-    petsc_check(VecNormalize(g.trivial, &norm), "VecNormalize");
-  }
-  petsc_check(EPSCreate(comm, &g.eps), "EPSCreate");
-  petsc_check(EPSSetOperators(g.eps, L.get(), nullptr), "EPSSetOperators");
-  petsc_check(EPSSetProblemType(g.eps, EPS_HEP), "EPSSetProblemType");
-  petsc_check(EPSSetWhichEigenpairs(g.eps, EPS_SMALLEST_REAL), "EPSSetWhichEigenpairs");
-  petsc_check(EPSSetDimensions(g.eps, params.vectors, ncv, PETSC_DEFAULT), "EPSSetDimensions");
-  petsc_check(EPSSetTolerances(g.eps, params.tol,
-                               params.max_iterations > 0 ? params.max_iterations : PETSC_DEFAULT),
-              "EPSSetTolerances");
-  // Residuals relative to ||L|| (not to |lambda|, which is 0 on a disconnected graph).
-  petsc_check(EPSSetConvergenceTest(g.eps, EPS_CONV_NORM), "EPSSetConvergenceTest");
-  petsc_check(EPSSetDeflationSpace(g.eps, 1, &g.trivial), "EPSSetDeflationSpace");
-  petsc_check(EPSSetOptionsPrefix(g.eps, "emb_"), "EPSSetOptionsPrefix");
-  petsc_check(EPSSetFromOptions(g.eps), "EPSSetFromOptions");
+  set_trivial_vector(outside, deg, params.kind, g.trivial);
+  make_eigensolver(comm, L, params, ncv, g);
   petsc_check(EPSSolve(g.eps), "EPSSolve");
   PetscInt nconv = 0, its = 0;
   petsc_check(EPSGetConverged(g.eps, &nconv), "EPSGetConverged");
@@ -121,22 +153,7 @@ Embedding spectral_embedding(const CsrGhosts& ghosts, const LocalCsr& m, const C
     petsc_check(VecNormalize(g.x, &norm), "VecNormalize");
     const PetscScalar* x = nullptr;
     petsc_check(VecGetArrayRead(g.x, &x), "VecGetArrayRead");
-    // Sign: the entry of largest magnitude (smallest index on ties) is positive.
-    struct {
-      double v;
-      int i;
-    } loc{0.0, 0}, glob{0.0, 0};
-    std::int64_t best_r = -1;
-    for (std::int64_t r = 0; r < nl; ++r)
-      if (std::fabs(x[r]) > loc.v) {
-        loc.v = std::fabs(x[r]);
-        best_r = r;
-      }
-    loc.i = best_r >= 0 ? static_cast<int>(m.begin + best_r) : static_cast<int>(m.n);
-    MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
-    double sign_value = (glob.i >= m.begin && glob.i < m.begin + nl) ? x[glob.i - m.begin] : 0.0;
-    MPI_Allreduce(MPI_IN_PLACE, &sign_value, 1, MPI_DOUBLE, MPI_SUM, comm);
-    const double sign = sign_value < 0 ? -1.0 : 1.0;
+    const double sign = eigenvector_sign(comm, m, x);
     for (std::int64_t r = 0; r < nl; ++r)
       out.vectors[static_cast<std::size_t>(r) * out.m + k] = outside[r] ? 0.0 : sign * x[r];
     petsc_check(VecRestoreArrayRead(g.x, &x), "VecRestoreArrayRead");

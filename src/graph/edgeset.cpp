@@ -12,6 +12,141 @@
 
 namespace lsgl {
 
+namespace {
+
+// An edge on the rank that owns it: anchor a (local), other end b, as from_pairs stores it.
+struct OwnedEdge {
+  std::int64_t a, b;
+  double z, value;
+};
+
+// Collective. Each pair (self-loops dropped) on the rank of its anchor, the lower end when
+// i + j is even and the upper one when odd, as (anchor, other), sorted by (a, b, z) with
+// repeats of a pair merged (the first by z kept).
+std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part,
+                                   std::vector<EdgeEntry> pairs) {
+  std::vector<std::vector<EdgeEntry>> send(comm_size(comm));
+  for (auto e : pairs) {
+    if (e.i == e.j) continue;
+    if (e.i > e.j) std::swap(e.i, e.j);
+    const bool even = ((e.i + e.j) & 1) == 0;
+    send[part.owner(even ? e.i : e.j)].push_back(e);
+  }
+  pairs.clear();
+  pairs.shrink_to_fit();
+  std::vector<EdgeEntry> mine = alltoallv(comm, send);
+  send.clear();
+
+  std::vector<OwnedEdge> own;
+  own.reserve(mine.size());
+  for (const auto& e : mine) {
+    const bool even = ((e.i + e.j) & 1) == 0;
+    const std::int64_t a = even ? e.i : e.j, b = even ? e.j : e.i;
+    own.push_back({a, b, e.z, e.value});
+  }
+  mine.clear();
+  mine.shrink_to_fit();
+  std::sort(own.begin(), own.end(), [](const OwnedEdge& x, const OwnedEdge& y) {
+    return std::tie(x.a, x.b, x.z) < std::tie(y.a, y.b, y.z);
+  });
+  own.erase(std::unique(own.begin(), own.end(),
+                        [](const OwnedEdge& x, const OwnedEdge& y) {
+                          return x.a == y.a && x.b == y.b;
+                        }),
+            own.end());
+  return own;
+}
+
+// Local. Breadth-first order of the nl local nodes (from lo) over the local-local edges (both
+// directions), neighbours in ascending global id, new components started at the lowest
+// unvisited node.
+std::vector<std::int32_t> breadth_first_order(const std::vector<OwnedEdge>& own, std::int64_t lo,
+                                              std::int64_t nl) {
+  const std::int64_t hi = lo + nl;
+  std::vector<std::int64_t> adj_ptr(nl + 1, 0);
+  for (const auto& e : own)
+    if (e.b >= lo && e.b < hi) ++adj_ptr[e.a - lo + 1], ++adj_ptr[e.b - lo + 1];
+  std::partial_sum(adj_ptr.begin(), adj_ptr.end(), adj_ptr.begin());
+  std::vector<std::int32_t> adj(adj_ptr[nl]);
+  {
+    std::vector<std::int64_t> fill(adj_ptr.begin(), adj_ptr.end() - 1);
+    for (const auto& e : own)
+      if (e.b >= lo && e.b < hi) {
+        adj[fill[e.a - lo]++] = static_cast<std::int32_t>(e.b - lo);
+        adj[fill[e.b - lo]++] = static_cast<std::int32_t>(e.a - lo);
+      }
+    for (std::int64_t i = 0; i < nl; ++i)
+      std::sort(adj.begin() + adj_ptr[i], adj.begin() + adj_ptr[i + 1]);
+  }
+  std::vector<std::int32_t> order;
+  order.reserve(nl);
+  std::vector<char> seen(nl, 0);
+  for (std::int64_t start = 0; start < nl; ++start) {
+    if (seen[start]) continue;
+    seen[start] = 1;
+    std::size_t head = order.size();
+    order.push_back(static_cast<std::int32_t>(start));
+    while (head < order.size()) {
+      const std::int32_t u = order[head++];
+      for (std::int64_t k = adj_ptr[u]; k < adj_ptr[u + 1]; ++k)
+        if (!seen[adj[k]]) {
+          seen[adj[k]] = 1;
+          order.push_back(adj[k]);
+        }
+    }
+  }
+  return order;
+}
+
+// Local. The ghosts (other ends held by other ranks) numbered by first use when the rows are
+// read in row_node order (nat: the edges of each anchor in `own`): their global ids in that
+// order into `ghosts`; returns (global id, number) sorted by global id.
+std::vector<std::pair<std::int64_t, std::int32_t>> number_ghosts(
+    const std::vector<OwnedEdge>& own, const std::vector<std::int64_t>& nat,
+    const std::vector<std::int32_t>& row_node, std::int64_t lo, std::int64_t nl,
+    std::vector<std::int64_t>& ghosts) {
+  std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot;  // (global id, slot), sorted
+  for (std::int32_t a : row_node)
+    for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
+      const std::int64_t b = own[k].b;
+      if (b >= lo && b < lo + nl) continue;
+      ghost_slot.push_back({b, 0});
+    }
+  // First use order: stable unique by global id keeping the first position.
+  for (std::size_t t = 0; t < ghost_slot.size(); ++t)
+    ghost_slot[t].second = static_cast<std::int32_t>(t);
+  std::stable_sort(ghost_slot.begin(), ghost_slot.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  ghost_slot.erase(std::unique(ghost_slot.begin(), ghost_slot.end(),
+                               [](const auto& x, const auto& y) { return x.first == y.first; }),
+                   ghost_slot.end());
+  std::vector<std::pair<std::int32_t, std::int64_t>> by_use;  // (first position, global id)
+  by_use.reserve(ghost_slot.size());
+  for (const auto& [g, pos] : ghost_slot) by_use.push_back({pos, g});
+  std::sort(by_use.begin(), by_use.end());
+  ghosts.reserve(by_use.size());
+  for (std::size_t t = 0; t < by_use.size(); ++t) ghosts.push_back(by_use[t].second);
+  for (auto& gs : ghost_slot) {
+    gs.second = static_cast<std::int32_t>(
+        std::lower_bound(by_use.begin(), by_use.end(), std::make_pair(gs.second, gs.first)) -
+        by_use.begin());
+  }
+  return ghost_slot;
+}
+
+// Collective. How many of our nodes other ranks hold as ghosts (for the communication volume
+// report).
+std::int64_t served_ghost_slots(MPI_Comm comm, const Partition& part,
+                                const std::vector<std::int64_t>& ghosts) {
+  const int size = comm_size(comm);
+  std::vector<std::int64_t> ghosts_per_owner(size, 0), served(size, 0);
+  for (auto g : ghosts) ++ghosts_per_owner[part.owner(g)];
+  MPI_Alltoall(ghosts_per_owner.data(), 1, MPI_INT64_T, served.data(), 1, MPI_INT64_T, comm);
+  return std::accumulate(served.begin(), served.end(), std::int64_t(0));
+}
+
+}  // namespace
+
 GhostedNodeVector::GhostedNodeVector(MPI_Comm comm, std::int64_t local_nodes,
                                      const std::vector<std::int64_t>& ghosts, int bs)
     : slots_((local_nodes + static_cast<std::int64_t>(ghosts.size())) * bs), bs_(bs) {
@@ -80,118 +215,23 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   s.part_ = Partition(n, size);
   s.first_ = s.part_.begin(rank);
   s.local_nodes_ = s.part_.count(rank);
-
-  // Route each pair to its owning rank.
-  std::vector<std::vector<EdgeEntry>> send(size);
-  for (auto e : pairs) {
-    if (e.i == e.j) continue;
-    if (e.i > e.j) std::swap(e.i, e.j);
-    const bool even = ((e.i + e.j) & 1) == 0;
-    send[s.part_.owner(even ? e.i : e.j)].push_back(e);
-  }
-  pairs.clear();
-  pairs.shrink_to_fit();
-  std::vector<EdgeEntry> mine = alltoallv(comm, send);
-  send.clear();
-
-  // (anchor, other) per edge; sort, merge repeats.
-  struct Owned {
-    std::int64_t a, b;
-    double z, value;
-  };
-  const std::int64_t lo = s.first_, hi = s.first_ + s.local_nodes_;
-  std::vector<Owned> own;
-  own.reserve(mine.size());
-  for (const auto& e : mine) {
-    const bool even = ((e.i + e.j) & 1) == 0;
-    const std::int64_t a = even ? e.i : e.j, b = even ? e.j : e.i;
-    own.push_back({a, b, e.z, e.value});
-  }
-  mine.clear();
-  mine.shrink_to_fit();
-  std::sort(own.begin(), own.end(), [](const Owned& x, const Owned& y) {
-    return std::tie(x.a, x.b, x.z) < std::tie(y.a, y.b, y.z);
-  });
-  own.erase(std::unique(own.begin(), own.end(),
-                        [](const Owned& x, const Owned& y) { return x.a == y.a && x.b == y.b; }),
-            own.end());
+  const std::vector<OwnedEdge> own = owned_edges(comm, s.part_, std::move(pairs));
 
   collective_check(comm, s.local_nodes_ < INT_MAX, "too many nodes on one rank: use more ranks");
-  const std::int64_t nl = s.local_nodes_;
+  const std::int64_t nl = s.local_nodes_, lo = s.first_;
 
   // Natural CSR by anchor (edges are sorted by (a, b)).
   std::vector<std::int64_t> nat(nl + 1, 0);
   for (const auto& e : own) ++nat[e.a - lo + 1];
   std::partial_sum(nat.begin(), nat.end(), nat.begin());
 
-  // Breadth-first order of the local nodes over the local-local edges (both directions),
-  // neighbours in ascending global id, new components started at the lowest unvisited node.
-  std::vector<std::int64_t> adj_ptr(nl + 1, 0);
-  for (const auto& e : own)
-    if (e.b >= lo && e.b < hi) ++adj_ptr[e.a - lo + 1], ++adj_ptr[e.b - lo + 1];
-  std::partial_sum(adj_ptr.begin(), adj_ptr.end(), adj_ptr.begin());
-  std::vector<std::int32_t> adj(adj_ptr[nl]);
-  {
-    std::vector<std::int64_t> fill(adj_ptr.begin(), adj_ptr.end() - 1);
-    for (const auto& e : own)
-      if (e.b >= lo && e.b < hi) {
-        adj[fill[e.a - lo]++] = static_cast<std::int32_t>(e.b - lo);
-        adj[fill[e.b - lo]++] = static_cast<std::int32_t>(e.a - lo);
-      }
-    for (std::int64_t i = 0; i < nl; ++i)
-      std::sort(adj.begin() + adj_ptr[i], adj.begin() + adj_ptr[i + 1]);
-  }
-  s.row_node_.reserve(nl);
-  std::vector<char> seen(nl, 0);
-  for (std::int64_t start = 0; start < nl; ++start) {
-    if (seen[start]) continue;
-    seen[start] = 1;
-    std::size_t head = s.row_node_.size();
-    s.row_node_.push_back(static_cast<std::int32_t>(start));
-    while (head < s.row_node_.size()) {
-      const std::int32_t u = s.row_node_[head++];
-      for (std::int64_t k = adj_ptr[u]; k < adj_ptr[u + 1]; ++k)
-        if (!seen[adj[k]]) {
-          seen[adj[k]] = 1;
-          s.row_node_.push_back(adj[k]);
-        }
-    }
-  }
-  adj.clear();
-  adj.shrink_to_fit();
-
-  // Rows in that order; ghosts numbered by first use.
-  std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot;  // (global id, slot), sorted
-  for (std::int32_t a : s.row_node_)
-    for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
-      const std::int64_t b = own[k].b;
-      if (b >= lo && b < hi) continue;
-      ghost_slot.push_back({b, 0});
-    }
-  {
-    // First use order: stable unique by global id keeping the first position.
-    for (std::size_t t = 0; t < ghost_slot.size(); ++t)
-      ghost_slot[t].second = static_cast<std::int32_t>(t);
-    std::stable_sort(ghost_slot.begin(), ghost_slot.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    ghost_slot.erase(std::unique(ghost_slot.begin(), ghost_slot.end(),
-                                 [](const auto& x, const auto& y) { return x.first == y.first; }),
-                     ghost_slot.end());
-    std::vector<std::pair<std::int32_t, std::int64_t>> by_use;  // (first position, global id)
-    by_use.reserve(ghost_slot.size());
-    for (const auto& [g, pos] : ghost_slot) by_use.push_back({pos, g});
-    std::sort(by_use.begin(), by_use.end());
-    s.ghosts_.reserve(by_use.size());
-    for (std::size_t t = 0; t < by_use.size(); ++t) s.ghosts_.push_back(by_use[t].second);
-    for (auto& gs : ghost_slot) {
-      gs.second = static_cast<std::int32_t>(
-          std::lower_bound(by_use.begin(), by_use.end(), std::make_pair(gs.second, gs.first)) -
-          by_use.begin());
-    }
-  }
+  s.row_node_ = breadth_first_order(own, lo, nl);
+  const std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot =
+      number_ghosts(own, nat, s.row_node_, lo, nl, s.ghosts_);
   collective_check(comm, nl + static_cast<std::int64_t>(s.ghosts_.size()) < INT_MAX,
                    "too many nodes and ghost nodes on one rank: use more ranks");
 
+  // Rows in that order.
   if (values) values->clear();
   s.row_ptr_.assign(nl + 1, 0);
   s.other_.reserve(own.size());
@@ -201,7 +241,7 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
     for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
       const std::int64_t b = own[k].b;
       std::int64_t slot;
-      if (b >= lo && b < hi) {
+      if (b >= lo && b < lo + nl) {
         slot = b - lo;
       } else {
         const auto it = std::lower_bound(
@@ -216,12 +256,7 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
     s.row_ptr_[r + 1] = static_cast<std::int64_t>(s.other_.size());
   }
   s.global_edges_ = allreduce_sum(comm, static_cast<std::int64_t>(own.size()));
-
-  // How many of our nodes other ranks hold as ghosts (for the communication volume report).
-  std::vector<std::int64_t> ghosts_per_owner(size, 0), served(size, 0);
-  for (auto g : s.ghosts_) ++ghosts_per_owner[s.part_.owner(g)];
-  MPI_Alltoall(ghosts_per_owner.data(), 1, MPI_INT64_T, served.data(), 1, MPI_INT64_T, comm);
-  s.served_ghost_slots_ = std::accumulate(served.begin(), served.end(), std::int64_t(0));
+  s.served_ghost_slots_ = served_ghost_slots(comm, s.part_, s.ghosts_);
   return s;
 }
 

@@ -76,6 +76,97 @@ OrderScore compare_on_sample(const std::vector<float>& sample,
   return score;
 }
 
+// The principal directions of a hashed sample of the rows, the same on every rank: the sample
+// (rows and global indices), its mean and its top min(3, d) eigenvectors (d x dims).
+struct Principal {
+  std::vector<float> sample;
+  std::vector<std::int64_t> ids;
+  std::vector<double> mean;
+  Mat V;
+  int dims = 0;
+};
+
+// Collective. Principal of about 2^20 sampled values.
+Principal principal_directions(MPI_Comm comm, const LocalRows& data) {
+  const std::int64_t n = data.n, d = data.d, local = data.local_rows();
+  const std::int64_t target = std::clamp<std::int64_t>((std::int64_t(1) << 20) / d, 64, 2048);
+  std::vector<float> mine;
+  std::vector<std::int64_t> mine_ids;
+  for (std::int64_t r = 0; r < local; ++r)
+    if (sampled(data.begin + r, n, target)) {
+      mine.insert(mine.end(), data.row(r), data.row(r) + d);
+      mine_ids.push_back(data.begin + r);
+    }
+  Principal pc;
+  pc.sample = allgather_items(comm, mine);
+  pc.ids = allgather_items(comm, mine_ids);
+  const std::vector<float>& sample = pc.sample;
+  const std::int64_t s = static_cast<std::int64_t>(pc.ids.size());
+  std::vector<double>& mean = pc.mean;
+  mean.assign(d, 0.0);
+  for (std::int64_t i = 0; i < s; ++i)
+    for (std::int64_t t = 0; t < d; ++t) mean[t] += sample[i * d + t];
+  for (auto& m : mean) m /= static_cast<double>(std::max<std::int64_t>(s, 1));
+  Mat cov(d, d);
+  std::vector<double> c(d);
+  for (std::int64_t i = 0; i < s; ++i) {
+    for (std::int64_t t = 0; t < d; ++t) c[t] = sample[i * d + t] - mean[t];
+    for (std::int64_t a = 0; a < d; ++a)
+      for (std::int64_t b = a; b < d; ++b) cov(a, b) += c[a] * c[b];
+  }
+  for (std::int64_t a = 0; a < d; ++a)
+    for (std::int64_t b = 0; b < a; ++b) cov(a, b) = cov(b, a);
+  pc.dims = static_cast<int>(std::min<std::int64_t>(3, d));
+  pc.V = top_eigenvectors(cov, pc.dims);
+  return pc;
+}
+
+// Collective. Sample sort of the (key, input index) records: splitters from evenly spaced local
+// keys; returns this rank's share, sorted (ranks in order).
+std::vector<Record> sample_sort(MPI_Comm comm, std::vector<Record> rec) {
+  const int size = comm_size(comm);
+  const std::int64_t local = static_cast<std::int64_t>(rec.size());
+  std::sort(rec.begin(), rec.end());
+  const int per_rank = 4 * size;
+  std::vector<Record> picks;
+  for (int t = 1; t <= per_rank && local > 0; ++t)
+    picks.push_back(rec[std::min<std::int64_t>(local - 1, t * local / (per_rank + 1))]);
+  std::vector<Record> all_picks = allgather_items(comm, picks);
+  std::sort(all_picks.begin(), all_picks.end());
+  std::vector<Record> splitters;
+  for (int p = 1; p < size && !all_picks.empty(); ++p)
+    splitters.push_back(all_picks[p * all_picks.size() / size]);
+  std::vector<std::vector<Record>> send(size);
+  for (const Record& r : rec)
+    send[std::upper_bound(splitters.begin(), splitters.end(), r) - splitters.begin()].push_back(r);
+  std::vector<Record> got = alltoallv(comm, send);
+  std::sort(got.begin(), got.end());
+  return got;
+}
+
+// Collective. Global positions of the sorted records `got`; each position to the owner of its
+// block of Partition(n, size) (order.input), and each input index's position to the owner of
+// that input row (order.position).
+void place_in_order(MPI_Comm comm, const LocalRows& data, const std::vector<Record>& got,
+                    LocalityOrder& order) {
+  const int size = comm_size(comm);
+  const Partition part(data.n, size);
+  const std::int64_t first = exscan_sum(comm, static_cast<std::int64_t>(got.size()));
+  std::vector<std::vector<std::int64_t>> to_block(size);   // input indices, in position order
+  std::vector<std::vector<std::int64_t>> to_input(size);   // (input index, position) pairs
+  for (std::size_t t = 0; t < got.size(); ++t) {
+    const std::int64_t pos = first + static_cast<std::int64_t>(t);
+    to_block[part.owner(pos)].push_back(got[t].input);
+    to_input[part.owner(got[t].input)].push_back(got[t].input);
+    to_input[part.owner(got[t].input)].push_back(pos);
+  }
+  order.input = alltoallv(comm, to_block);
+  const std::vector<std::int64_t> pairs = alltoallv(comm, to_input);
+  order.position.assign(static_cast<std::size_t>(data.local_rows()), -1);
+  for (std::size_t t = 0; t + 1 < pairs.size(); t += 2)
+    order.position[pairs[t] - data.begin] = pairs[t + 1];
+}
+
 }  // namespace
 
 std::uint64_t morton3(std::uint32_t q0, std::uint32_t q1, std::uint32_t q2) {
@@ -89,42 +180,17 @@ std::uint64_t morton3(std::uint32_t q0, std::uint32_t q1, std::uint32_t q2) {
 }
 
 LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
-  const int size = comm_size(comm);
   const std::int64_t n = data.n, d = data.d, local = data.local_rows();
 
   // 1. Principal directions of a sample (at most about 2^20 values), the same on every rank.
-  const std::int64_t target = std::clamp<std::int64_t>((std::int64_t(1) << 20) / d, 64, 2048);
-  std::vector<float> mine;
-  std::vector<std::int64_t> mine_ids;
-  for (std::int64_t r = 0; r < local; ++r)
-    if (sampled(data.begin + r, n, target)) {
-      mine.insert(mine.end(), data.row(r), data.row(r) + d);
-      mine_ids.push_back(data.begin + r);
-    }
-  const std::vector<float> sample = allgather_items(comm, mine);
-  const std::vector<std::int64_t> sample_ids = allgather_items(comm, mine_ids);
-  const std::int64_t s = static_cast<std::int64_t>(sample_ids.size());
-  std::vector<double> mean(d, 0.0);
-  for (std::int64_t i = 0; i < s; ++i)
-    for (std::int64_t t = 0; t < d; ++t) mean[t] += sample[i * d + t];
-  for (auto& m : mean) m /= static_cast<double>(std::max<std::int64_t>(s, 1));
-  Mat cov(d, d);
-  std::vector<double> c(d);
-  for (std::int64_t i = 0; i < s; ++i) {
-    for (std::int64_t t = 0; t < d; ++t) c[t] = sample[i * d + t] - mean[t];
-    for (std::int64_t a = 0; a < d; ++a)
-      for (std::int64_t b = a; b < d; ++b) cov(a, b) += c[a] * c[b];
-  }
-  for (std::int64_t a = 0; a < d; ++a)
-    for (std::int64_t b = 0; b < a; ++b) cov(a, b) = cov(b, a);
-  const int dims = static_cast<int>(std::min<std::int64_t>(3, d));
-  const Mat V = top_eigenvectors(cov, dims);
+  const Principal pc = principal_directions(comm, data);
+  const int dims = pc.dims;
 
   // 2. Coordinates along them, their global extremes, the Morton key of each local row.
   auto project = [&](const float* row, double* out) {
     for (int k = 0; k < 3; ++k) out[k] = 0.0;
     for (int k = 0; k < dims; ++k)
-      for (std::int64_t t = 0; t < d; ++t) out[k] += (row[t] - mean[t]) * V(t, k);
+      for (std::int64_t t = 0; t < d; ++t) out[k] += (row[t] - pc.mean[t]) * pc.V(t, k);
   };
   std::vector<double> coord(static_cast<std::size_t>(local * 3), 0.0);
   double lo[3], hi[3];
@@ -152,45 +218,14 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
     return morton3(q[0], q[1], q[2]);
   };
   LocalityOrder order;
-  order.score = compare_on_sample(sample, sample_ids, n, d, project, key_of);
+  order.score = compare_on_sample(pc.sample, pc.ids, n, d, project, key_of);
   if (!(order.score.locality > kBetter * order.score.input)) return order;  // keep input order
   std::vector<Record> rec(local);
   for (std::int64_t r = 0; r < local; ++r) rec[r] = {key_of(&coord[r * 3]), data.begin + r};
 
-  // 3. Sample sort of the (key, input index) records: splitters from evenly spaced local keys.
-  std::sort(rec.begin(), rec.end());
-  const int per_rank = 4 * size;
-  std::vector<Record> picks;
-  for (int t = 1; t <= per_rank && local > 0; ++t)
-    picks.push_back(rec[std::min<std::int64_t>(local - 1, t * local / (per_rank + 1))]);
-  std::vector<Record> all_picks = allgather_items(comm, picks);
-  std::sort(all_picks.begin(), all_picks.end());
-  std::vector<Record> splitters;
-  for (int p = 1; p < size && !all_picks.empty(); ++p)
-    splitters.push_back(all_picks[p * all_picks.size() / size]);
-  std::vector<std::vector<Record>> send(size);
-  for (const Record& r : rec)
-    send[std::upper_bound(splitters.begin(), splitters.end(), r) - splitters.begin()].push_back(r);
-  std::vector<Record> got = alltoallv(comm, send);
-  std::sort(got.begin(), got.end());
-
-  // 4. Global positions; each position to the owner of its block of Partition(n, size), and
-  // each input index's position to the owner of that input row.
-  const Partition part(n, size);
-  const std::int64_t first = exscan_sum(comm, static_cast<std::int64_t>(got.size()));
-  std::vector<std::vector<std::int64_t>> to_block(size);   // input indices, in position order
-  std::vector<std::vector<std::int64_t>> to_input(size);   // (input index, position) pairs
-  for (std::size_t t = 0; t < got.size(); ++t) {
-    const std::int64_t pos = first + static_cast<std::int64_t>(t);
-    to_block[part.owner(pos)].push_back(got[t].input);
-    to_input[part.owner(got[t].input)].push_back(got[t].input);
-    to_input[part.owner(got[t].input)].push_back(pos);
-  }
-  order.input = alltoallv(comm, to_block);
-  const std::vector<std::int64_t> pairs = alltoallv(comm, to_input);
-  order.position.assign(static_cast<std::size_t>(local), -1);
-  for (std::size_t t = 0; t + 1 < pairs.size(); t += 2)
-    order.position[pairs[t] - data.begin] = pairs[t + 1];
+  // 3. Sample sort of the records; 4. each row's place in the order.
+  const std::vector<Record> got = sample_sort(comm, std::move(rec));
+  place_in_order(comm, data, got, order);
   return order;
 }
 

@@ -46,6 +46,90 @@ std::vector<std::int64_t> read_row_labels(MPI_Comm comm, const std::string& path
   return read_labels(comm, path, dataset, rows.begin, rows.local_rows());
 }
 
+// Collective. The attributes hash train writes with the model: the training options, the
+// timings of s.report and the provenance.
+Attributes model_attributes(MPI_Comm comm, const HashTrainOptions& o,
+                            const HashTrainSummary& s) {
+  const hash::TrainReport& r = s.report;
+  const dpcd::Options& d = o.train.dpcd;
+  Attributes attrs = {
+      {"n", s.n},
+      {"input_columns", s.d},
+      {"classes", static_cast<std::int64_t>(s.classes)},
+      {"anchors", o.train.features == hash::FeatureKind::kRbf ? o.train.anchors : 0},
+      {"beta", o.train.beta},
+      {"lambda", o.train.lambda},
+      {"nu", o.train.nu},
+      {"alternations", static_cast<std::int64_t>(o.train.loss == hash::Loss::kItq
+                                                    ? o.train.itq_iterations
+                                                    : o.train.alternations)},
+      {"dcc_sweeps", static_cast<std::int64_t>(o.train.dcc_sweeps)},
+      {"sgm_max_iter", static_cast<std::int64_t>(o.train.sgm_iterations)},
+      {"lp_max_iter", static_cast<std::int64_t>(o.train.lp.max_iterations)},
+      {"lp_tol", o.train.lp.tol},
+      {"l2box_rho", o.train.l2box.rho},
+      {"l2box_max_iter", static_cast<std::int64_t>(o.train.l2box.max_iterations)},
+      {"mpec_rho", o.train.mpec.rho},
+      {"mpec_max_iter", static_cast<std::int64_t>(o.train.mpec.max_iterations)},
+      {"mpec_inner_iter", static_cast<std::int64_t>(o.train.mpec.inner_iterations)},
+      {"dpcd_max_iter", static_cast<std::int64_t>(d.max_iterations)},
+      {"dpcd_thresholds", to_string(d.thresholds)},
+      {"dpcd_alpha1", d.alpha1},
+      {"dpcd_alpha2", d.alpha2},
+      {"dpcd_ns_every", static_cast<std::int64_t>(d.ns_every)},
+      {"dpcd_ns_m", static_cast<std::int64_t>(d.ns_m)},
+      {"seed", static_cast<std::int64_t>(o.train.seed)},
+      {"chunk", o.train.chunk},
+      {"train_seconds", r.t_total},
+      {"bstep_seconds", r.t_bstep},
+      {"wstep_seconds", r.t_wstep},
+      {"pstep_seconds", r.t_pstep},
+      {"features_seconds", r.t_features},
+      {"bstep_iterations", r.bstep_iterations},
+      {"bstep_flips", r.flips}};
+  for (auto& a : provenance_attributes(
+           comm, o.command_line, o.configuration,
+           {{"input", o.input}, {"metric", to_string(o.metric)}, {"labels", o.labels}}))
+    attrs.push_back(std::move(a));
+  return attrs;
+}
+
+// Collective. The summary lines of hash train to `monitor`.
+void report_train(MPI_Comm comm, const HashTrainOptions& o, const HashTrainSummary& s,
+                  const hash::Model& m, Monitor& monitor) {
+  const int size = comm_size(comm);
+  const hash::TrainReport& r = s.report;
+  const std::int64_t peak = allreduce_max(comm, peak_rss_bytes());
+  const auto summary = [&](const std::string& line) {
+    monitor.message(MessageKind::kSummary, line);
+  };
+  summary(
+      strprintf("lsgl hash train: %lld samples x %lld columns, %s features (dim %lld), %d "
+                "bits, loss %s, B-solver %s",
+                static_cast<long long>(s.n), static_cast<long long>(s.d), name_of(o.train.features),
+                static_cast<long long>(s.dim), m.bits, name_of(m.loss), name_of(m.solver)));
+  std::string losses = "  loss after each alternation:";
+  const std::size_t na = r.objective.size();
+  for (std::size_t i = 0; i < na; ++i) {
+    if (na > 8 && i == 3) losses += " ...";
+    if (na <= 8 || i < 3 || i + 2 >= na) losses += strprintf(" %.6g", r.objective[i]);
+  }
+  summary(losses + strprintf(" (%zu)", na));
+  summary(
+      strprintf("  train %.2f s (B-step %.3f s, %lld %s, %lld bits flipped; W-step %.3f s; "
+                "P/PCA %.3f s; features %.2f s)",
+                r.t_total, r.t_bstep, static_cast<long long>(r.bstep_iterations),
+                m.solver == hash::BSolver::kDcc    ? "sweeps"
+                : m.solver == hash::BSolver::kDpcd ? "updates"
+                                                   : "iterations",
+                static_cast<long long>(r.flips), r.t_wstep, r.t_pstep, r.t_features));
+  summary(
+      strprintf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d "
+                "ranks; peak memory %.0f MB per rank",
+                o.output.c_str(), static_cast<long long>(s.n), s.t_write, s.t_total, size,
+                static_cast<double>(peak) / 1e6));
+}
+
 }  // namespace
 
 HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monitor& monitor) {
@@ -92,80 +176,11 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monito
     db.has_labels = !o.labels.empty();
     db.labels = raw;
   });
-  const hash::TrainReport& r = s.report;
-  const dpcd::Options& d = o.train.dpcd;
   s.t_write = timed_phase(comm, "write", monitor, [&] {
-    Attributes attrs = {
-        {"n", rows.n},
-        {"input_columns", rows.d},
-        {"classes", static_cast<std::int64_t>(s.classes)},
-        {"anchors", o.train.features == hash::FeatureKind::kRbf ? o.train.anchors : 0},
-        {"beta", o.train.beta},
-        {"lambda", o.train.lambda},
-        {"nu", o.train.nu},
-        {"alternations", static_cast<std::int64_t>(o.train.loss == hash::Loss::kItq
-                                                      ? o.train.itq_iterations
-                                                      : o.train.alternations)},
-        {"dcc_sweeps", static_cast<std::int64_t>(o.train.dcc_sweeps)},
-        {"sgm_max_iter", static_cast<std::int64_t>(o.train.sgm_iterations)},
-        {"lp_max_iter", static_cast<std::int64_t>(o.train.lp.max_iterations)},
-        {"lp_tol", o.train.lp.tol},
-        {"l2box_rho", o.train.l2box.rho},
-        {"l2box_max_iter", static_cast<std::int64_t>(o.train.l2box.max_iterations)},
-        {"mpec_rho", o.train.mpec.rho},
-        {"mpec_max_iter", static_cast<std::int64_t>(o.train.mpec.max_iterations)},
-        {"mpec_inner_iter", static_cast<std::int64_t>(o.train.mpec.inner_iterations)},
-        {"dpcd_max_iter", static_cast<std::int64_t>(d.max_iterations)},
-        {"dpcd_thresholds", to_string(d.thresholds)},
-        {"dpcd_alpha1", d.alpha1},
-        {"dpcd_alpha2", d.alpha2},
-        {"dpcd_ns_every", static_cast<std::int64_t>(d.ns_every)},
-        {"dpcd_ns_m", static_cast<std::int64_t>(d.ns_m)},
-        {"seed", static_cast<std::int64_t>(o.train.seed)},
-        {"chunk", o.train.chunk},
-        {"train_seconds", r.t_total},
-        {"bstep_seconds", r.t_bstep},
-        {"wstep_seconds", r.t_wstep},
-        {"pstep_seconds", r.t_pstep},
-        {"features_seconds", r.t_features},
-        {"bstep_iterations", r.bstep_iterations},
-        {"bstep_flips", r.flips}};
-    for (auto& a : provenance_attributes(
-             comm, o.command_line, o.configuration,
-             {{"input", o.input}, {"metric", to_string(o.metric)}, {"labels", o.labels}}))
-      attrs.push_back(std::move(a));
-    hash::write_model(comm, o.output, m, db, r.objective, attrs);
+    hash::write_model(comm, o.output, m, db, s.report.objective, model_attributes(comm, o, s));
   });
   s.t_total = MPI_Wtime() - t_start;
-  const std::int64_t peak = allreduce_max(comm, peak_rss_bytes());
-  const auto summary = [&](const std::string& line) {
-    monitor.message(MessageKind::kSummary, line);
-  };
-  summary(
-      strprintf("lsgl hash train: %lld samples x %lld columns, %s features (dim %lld), %d "
-                "bits, loss %s, B-solver %s",
-                static_cast<long long>(s.n), static_cast<long long>(s.d), name_of(o.train.features),
-                static_cast<long long>(s.dim), m.bits, name_of(m.loss), name_of(m.solver)));
-  std::string losses = "  loss after each alternation:";
-  const std::size_t na = r.objective.size();
-  for (std::size_t i = 0; i < na; ++i) {
-    if (na > 8 && i == 3) losses += " ...";
-    if (na <= 8 || i < 3 || i + 2 >= na) losses += strprintf(" %.6g", r.objective[i]);
-  }
-  summary(losses + strprintf(" (%zu)", na));
-  summary(
-      strprintf("  train %.2f s (B-step %.3f s, %lld %s, %lld bits flipped; W-step %.3f s; "
-                "P/PCA %.3f s; features %.2f s)",
-                r.t_total, r.t_bstep, static_cast<long long>(r.bstep_iterations),
-                m.solver == hash::BSolver::kDcc    ? "sweeps"
-                : m.solver == hash::BSolver::kDpcd ? "updates"
-                                                   : "iterations",
-                static_cast<long long>(r.flips), r.t_wstep, r.t_pstep, r.t_features));
-  summary(
-      strprintf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d "
-                "ranks; peak memory %.0f MB per rank",
-                o.output.c_str(), static_cast<long long>(s.n), s.t_write, s.t_total, size,
-                static_cast<double>(peak) / 1e6));
+  report_train(comm, o, s, m, monitor);
   return s;
 }
 

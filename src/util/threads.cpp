@@ -1,5 +1,7 @@
 #include "lsgl/util/threads.hpp"
 
+#include <cblas.h>
+#include <omp.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -26,6 +28,22 @@ int check_threads_fit(MPI_Comm comm, int threads, Monitor& monitor) {
                               threads, least, threads, threads));
   }
   return least;
+}
+
+ThreadScope::ThreadScope(int openmp, int blas) {
+  if (openmp > 0) {
+    saved_openmp_ = omp_get_max_threads();
+    omp_set_num_threads(openmp);
+  }
+  if (blas > 0) {
+    saved_blas_ = openblas_get_num_threads();
+    openblas_set_num_threads(blas);
+  }
+}
+
+ThreadScope::~ThreadScope() {
+  if (saved_openmp_ > 0) omp_set_num_threads(saved_openmp_);
+  if (saved_blas_ > 0) openblas_set_num_threads(saved_blas_);
 }
 
 }  // namespace lsgl
