@@ -228,9 +228,10 @@ py::tuple learn(const py::array_t<float, py::array::c_style>& x, const py::dict&
     PyErr_SetNone(PyExc_KeyboardInterrupt);
     throw py::error_already_set();
   }
-  py::dict attrs = attributes_dict(graph.attributes);
-  py::tuple csr = csr_tuple(std::move(graph.rows));
-  return py::make_tuple(csr[0], csr[1], csr[2], csr[3], csr[4], attrs, summary_dict(s, monitor));
+  lsgl::LocalCsr& m = graph.rows;
+  return py::make_tuple(owning_array(std::move(m.indptr)), owning_array(std::move(m.indices)),
+                        owning_array(std::move(m.data)), m.n, m.begin,
+                        attributes_dict(graph.attributes), summary_dict(s, monitor));
 }
 
 py::dict theta(const py::array_t<float, py::array::c_style>& x, const py::dict& kw,
