@@ -192,6 +192,7 @@ lsgl::LearnOptions learn_options(MPI_Comm comm, const py::dict& kw) {
     o.ann.threads = kw["threads"].cast<int>();
     o.recall_sample = kw["recall_sample"].cast<int>();
   });
+  o.solver.dual_scale = 0.0;  // the default of `lsgl learn --dual-scale` (choose c)
   o.ann.seed = o.seed;
   o.command_line = "python: lsgl.learn";
   return o;
