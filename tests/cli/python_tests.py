@@ -3,7 +3,7 @@
 process. Usage: python_tests.py LSGL MPIEXEC, with the built package on PYTHONPATH (build/python).
 
 - lsgl.learn equals the graph `lsgl learn` writes for the same data and options (read with h5py)
-  to 1e-12 (log and knn models); symmetric; knn weights in (0, 1].
+  to 1e-12 (log with fdpg, fbf and cosine; knn); symmetric; knn weights in (0, 1].
 - every dtype/order/view of X gives the same graph; lsgl.theta equals `lsgl theta`.
 - bad input raises ValueError with the command line's one-line message, and the interpreter
   goes on to the next call; read_graph/write_graph round trips; docs/python.md's example runs.
@@ -55,6 +55,7 @@ def learn_equals_cli():
         ("log", dict(model="log"), ["--model", "log"]),
         ("knn", dict(model="knn"), ["--model", "knn"]),
         ("log-cosine", dict(metric="cosine", r=2), ["--metric", "cosine", "--r", "2"]),
+        ("log-fbf", dict(solver="fbf", tol=1e-6), ["--solver", "fbf", "--tol", "1e-6"]),
     ]:
         W_cli, attrs_cli, _, _ = cli_graph(name, "--k", 6, "--ann", "exact", *args)
         W, info = lsgl.learn(X, 6, ann="exact", return_info=True, **kw)
