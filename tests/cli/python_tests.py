@@ -64,8 +64,9 @@ def learn_equals_cli():
         suite.check(f"learn {name}: csr_array float64 n x n",
                     isinstance(W, sp.csr_array) and W.dtype == np.float64 and W.shape == (600,) * 2)
         suite.check(f"learn {name}: symmetric", abs(W - W.T).max() == 0)
+        text = lambda v: v.decode() if isinstance(v, bytes) else v  # h5py: fixed-length bytes
         same_attrs = [k for k in ("model", "nnz", "avg_degree", "candidates_per_node", "ann")
-                      if info.get(k) != attrs_cli.get(k)]
+                      if info.get(k) != text(attrs_cli.get(k))]
         suite.check(f"learn {name}: info holds the /graph attributes", not same_attrs, same_attrs)
         if name == "knn":
             suite.check("knn: weights in (0, 1]", W.data.min() > 0 and W.data.max() <= 1.0,
