@@ -5,10 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# pybind11-dev, python3-dev and python3-mpi4py: the Python module lsgl (docs/python.md), built
+# with the rest.
 packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev petsc-dev slepc-dev
           libflann-dev liblz4-dev libhnswlib-dev libfaiss-dev libhdf5-openmpi-dev
-          libboost-program-options-dev libgtest-dev libopenblas-dev zlib1g-dev
-          dataset-fashion-mnist python3 python3-h5py python3-scipy python3-numpy)
+          libboost-program-options-dev libgtest-dev libopenblas-dev zlib1g-dev pybind11-dev
+          python3-dev dataset-fashion-mnist python3 python3-h5py python3-scipy python3-numpy
+          python3-mpi4py)
 # --test (jobs/test.sh): also the test-only packages, the tools whose loaders the tests check on
 # learned graphs (cli_ecosystem: AnnData input, NetworkX, igraph, R's Matrix and hdf5r).
 if [[ "${1:-}" == "--test" ]]; then

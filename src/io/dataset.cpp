@@ -352,15 +352,19 @@ LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string
   } else {
     collectively(comm, [&] { out = read_raw_rows(comm, path, format); });
   }
+  check_finite_rows(comm, out, quoted(path));
+  return out;
+}
+
+void check_finite_rows(MPI_Comm comm, const LocalRows& rows, const std::string& source) {
   // Row and column in the message are 0-based; the lowest failing rank holds the first one.
   const auto bad =
-      std::find_if(out.x.begin(), out.x.end(), [](float v) { return !std::isfinite(v); });
-  const auto at = static_cast<int64_t>(bad - out.x.begin());
-  collective_check(comm, bad == out.x.end(),
+      std::find_if(rows.x.begin(), rows.x.end(), [](float v) { return !std::isfinite(v); });
+  const auto at = static_cast<int64_t>(bad - rows.x.begin());
+  collective_check(comm, bad == rows.x.end(),
                    "input contains NaN or Inf values (first at row " +
-                       std::to_string(out.begin + (out.d > 0 ? at / out.d : 0)) + ", column " +
-                       std::to_string(out.d > 0 ? at % out.d : 0) + ") in " + quoted(path));
-  return out;
+                       std::to_string(rows.begin + (rows.d > 0 ? at / rows.d : 0)) + ", column " +
+                       std::to_string(rows.d > 0 ? at % rows.d : 0) + ") in " + source);
 }
 
 std::int64_t labels_length(MPI_Comm comm, const std::string& path, const std::string& dataset) {

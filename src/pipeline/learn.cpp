@@ -83,9 +83,14 @@ void validate_ranges(MPI_Comm comm, const LearnOptions& o) {
                    "--checkpoint-every and --recall-sample must be >= 0");
 }
 
-// Collective. The options every model shares (each model checks its own in make_model);
-// `writes_graph`: the run writes --output (learn, not theta).
-void validate(MPI_Comm comm, const LearnOptions& o, bool writes_graph) {
+// Where a run's data come from and where its graph goes.
+struct RunIo {
+  bool reads_input = true;    // --input (false: rows given in memory)
+  bool writes_graph = true;   // --output (false: theta, or the graph returned in memory)
+};
+
+// Collective. The options every model shares (each model checks its own in make_model).
+void validate(MPI_Comm comm, const LearnOptions& o, RunIo io) {
   collective_check(comm, o.k >= 1, "--k must be at least 1 (got " + std::to_string(o.k) + ")");
   collective_check(comm, o.r >= 1.0, "--r must be at least 1");
   collective_check(comm, o.theta >= 0 && o.alpha >= 0 && o.beta >= 0,
@@ -101,10 +106,10 @@ void validate(MPI_Comm comm, const LearnOptions& o, bool writes_graph) {
   collective_check(comm, o.degree_search_tol > 0 && o.degree_search_tol < 1,
                    "--degree-search-tol must be in (0, 1)");
   collective_check(comm, o.solver.step > 0 && o.solver.step < 1, "--step must be in (0, 1)");
-  collective_check(comm, !o.input.empty(), "--input is required");
+  if (io.reads_input) collective_check(comm, !o.input.empty(), "--input is required");
   collective_check(comm, o.candidates.empty() || o.support == Support::kAnn,
                    "--candidates gives the allowed pairs; it excludes --support full");
-  if (writes_graph) {
+  if (io.writes_graph) {
     collective_check(comm, !o.output.empty(), "--output is required");
     collective_check(comm, o.output != o.input, "--output must not be the input file");
     collectively(comm, [&] { graph_output_format("--output", o.output); });
@@ -141,10 +146,13 @@ void count_saturated(const EdgeSet& edges, const std::vector<double>& w, double 
 
 // One run of `lsgl learn`, filled phase by phase.
 struct LearnRun {
-  LearnRun(MPI_Comm c, const LearnOptions& opt, Monitor& m) : comm(c), o(opt), monitor(m) {}
+  LearnRun(MPI_Comm c, const LearnOptions& opt, Monitor& m, RunIo how)
+      : comm(c), o(opt), monitor(m), io(how) {}
   MPI_Comm comm;
   const LearnOptions& o;
   Monitor& monitor;
+  RunIo io;
+  LearnedGraph* result = nullptr;  // !io.writes_graph in learn: the graph goes here
   std::unique_ptr<Model> model;
   LocalRows data;
   LocalityOrder order;  // order.input empty: nodes keep their input order
@@ -156,12 +164,12 @@ struct LearnRun {
 };
 
 // Collective. Options of the pipeline and of the model; every input distinct from every output.
-void start(LearnRun& run, bool writes_graph) {
+void start(LearnRun& run) {
   const LearnOptions& o = run.o;
-  validate(run.comm, o, writes_graph);
+  validate(run.comm, o, run.io);
   run.model = make_model(run.comm, o, run.monitor);
   run.s.model = o.model;
-  if (!writes_graph) return;
+  if (!run.io.writes_graph) return;
   // --checkpoint may name the --resume file: it is read whole before the first checkpoint.
   check_distinct_files(
       run.comm, {{"--input", o.input}, {"--resume", o.resume}, {"--candidates", o.candidates}},
@@ -174,7 +182,10 @@ void start(LearnRun& run, bool writes_graph) {
 
 void read_phase(LearnRun& run) {
   run.s.t_read = timed_phase(run.comm, "read", run.monitor, [&] {
-    run.data = read_dataset(run.comm, run.o.input, run.o.dataset);
+    if (run.io.reads_input)
+      run.data = read_dataset(run.comm, run.o.input, run.o.dataset);
+    else
+      check_finite_rows(run.comm, run.data, "the data");
     apply_metric(run.comm, run.data, run.o.metric);
   });
   run.s.n = run.data.n;
@@ -391,7 +402,7 @@ void write_phase(LearnRun& run) {
   LearnSummary& s = run.s;
   const LearnOptions& o = run.o;
   s.t_write = timed_phase(run.comm, "write", run.monitor, [&] {
-    const LocalCsr rows =
+    LocalCsr rows =
         assemble_rows(*run.edges, run.w, run.model->threshold(), run.model->scale(),
                       run.order.input.empty() ? nullptr : &run.order.input);
     const std::int64_t nnz =
@@ -400,9 +411,15 @@ void write_phase(LearnRun& run) {
     s.edges = nnz / 2;
     s.avg_degree = static_cast<double>(nnz) / static_cast<double>(s.n);
     s.degree_deviation = (s.avg_degree - o.k) / o.k;
+    Attributes attrs = graph_attributes(run, nnz);
+    if (run.result) {
+      check_finite_output(run.comm, rows, row_sums(rows), attrs);
+      *run.result = {std::move(rows), std::move(attrs)};
+      return;
+    }
     const Attributes file_attrs =
         provenance_attributes(run.comm, o.command_line, o.configuration, {{"input", o.input}});
-    write_graph_file(run.comm, o.output, rows, graph_attributes(run, nnz), file_attrs);
+    write_graph_file(run.comm, o.output, rows, attrs, file_attrs);
   });
 }
 
@@ -441,15 +458,15 @@ void report_summary(const LearnRun& run) {
   run.summary(strprintf("  peak memory        %.1f MB max per rank, %.1f MB total",
                         s.peak_rss_max / 1e6, s.peak_rss_sum / 1e6));
   run.summary(strprintf("  total time         %.2f s", s.t_total));
-  run.summary("  output             " + o.output);
+  run.summary("  output             " + (run.result ? std::string("(in memory)") : o.output));
 }
 
-}  // namespace
-
-LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
+// Collective. The pipeline from start to summary.
+LearnSummary run_all(LearnRun& run) {
   const double t_start = MPI_Wtime();
-  LearnRun run(comm, o, monitor);
-  start(run, true);
+  const LearnOptions& o = run.o;
+  MPI_Comm comm = run.comm;
+  start(run);
   read_phase(run);
   order_phase(run);
   if (o.resume.empty())
@@ -468,15 +485,43 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
   return run.s;
 }
 
-ThetaChoice run_theta(MPI_Comm comm, const LearnOptions& o) {
-  LearnRun run(comm, o, null_monitor());  // `lsgl theta` prints its result only
-  start(run, false);
+// Collective. The theta of [KP19] eq. 18 for the run's k and candidates (`lsgl theta`).
+ThetaChoice theta_of(LearnRun& run) {
+  const LearnOptions& o = run.o;
+  MPI_Comm comm = run.comm;
+  start(run);
   read_phase(run);
   const int m = run.model->candidates_per_node(run.data.n);
   collective_check(comm, m > o.k,
                    "need r*k > k candidates per node for the theta interval (r*k = " +
                        std::to_string(m) + ", k = " + std::to_string(o.k) + ")");
   return theta_from_k(comm, candidates_phase(run), o.k);
+}
+
+}  // namespace
+
+LearnSummary run_learn(MPI_Comm comm, const LearnOptions& o, Monitor& monitor) {
+  LearnRun run(comm, o, monitor, {true, true});
+  return run_all(run);
+}
+
+LearnSummary learn_rows(MPI_Comm comm, const LearnOptions& o, LocalRows data, LearnedGraph& out,
+                        Monitor& monitor) {
+  LearnRun run(comm, o, monitor, {false, false});
+  run.data = std::move(data);
+  run.result = &out;
+  return run_all(run);
+}
+
+ThetaChoice run_theta(MPI_Comm comm, const LearnOptions& o) {
+  LearnRun run(comm, o, null_monitor(), {true, false});  // `lsgl theta` prints its result only
+  return theta_of(run);
+}
+
+ThetaChoice theta_rows(MPI_Comm comm, const LearnOptions& o, LocalRows data) {
+  LearnRun run(comm, o, null_monitor(), {false, false});
+  run.data = std::move(data);
+  return theta_of(run);
 }
 
 }  // namespace lsgl

@@ -41,6 +41,11 @@ DataFormat guess_format(const std::string& path);
 // (images are flattened row-major).
 LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset);
 
+// Collective. Throws CollectiveError on every rank when a value of any rank's rows is NaN or
+// infinite: "input contains NaN or Inf values (first at row R, column C) in <source>" (0-based).
+// read_dataset checks its rows so; callers that hold rows in memory (the Python module) too.
+void check_finite_rows(MPI_Comm comm, const LocalRows& rows, const std::string& source);
+
 // Labels: a 1-D integer array. IDX (unsigned byte), .npy ('<i8', '<i4' or '|u1') or an HDF5
 // 1-D integer dataset `dataset` (ignored for the other formats).
 

@@ -11,7 +11,10 @@
 
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/graph/candidates_file.hpp"
+#include "lsgl/graph/local_csr.hpp"
 #include "lsgl/graph/locality_order.hpp"
+#include "lsgl/io/attributes.hpp"
+#include "lsgl/io/dataset.hpp"
 #include "lsgl/io/metric.hpp"
 #include "lsgl/learn/model.hpp"
 #include "lsgl/learn/solver.hpp"
@@ -105,5 +108,22 @@ LearnSummary run_learn(MPI_Comm comm, const LearnOptions& opt, Monitor& monitor 
 // Collective. `lsgl theta`: read -> candidates -> [KP19] eq. 18 for opt.k (the theta that
 // `lsgl learn` starts from with the same options).
 ThetaChoice run_theta(MPI_Comm comm, const LearnOptions& opt);
+
+// The graph of learn_rows: this rank's rows of W (input order, rows in the blocks of
+// lsgl::Partition) and the attributes that `lsgl learn` writes on /graph.
+struct LearnedGraph {
+  LocalCsr rows;
+  Attributes attributes;
+};
+
+// Collective. run_learn on rows held in memory (each rank its Partition block of the n x d
+// matrix, float32 row-major; opt.input and opt.output unused), returning the graph in `out`
+// instead of writing a file (the Python module). Every check of run_learn applies, and NaN or
+// Inf in the rows throws CollectiveError (io/dataset.hpp: check_finite_rows).
+LearnSummary learn_rows(MPI_Comm comm, const LearnOptions& opt, LocalRows data, LearnedGraph& out,
+                        Monitor& monitor = null_monitor());
+
+// Collective. run_theta on rows held in memory (as learn_rows).
+ThetaChoice theta_rows(MPI_Comm comm, const LearnOptions& opt, LocalRows data);
 
 }  // namespace lsgl

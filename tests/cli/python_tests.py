@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""The Python module lsgl (python/, docs/python.md) against the executable, in one plain python3
+process. Usage: python_tests.py LSGL MPIEXEC, with the built package on PYTHONPATH (build/python).
+
+- lsgl.learn equals the graph `lsgl learn` writes for the same data and options (read with h5py)
+  to 1e-12 (log with fdpg, fbf and cosine; knn); symmetric; knn weights in (0, 1].
+- every dtype/order/view of X gives the same graph; lsgl.theta equals `lsgl theta`.
+- bad input raises ValueError with the command line's one-line message, and the interpreter
+  goes on to the next call; read_graph/write_graph round trips; docs/python.md's example runs.
+"""
+import functools
+import os
+import re
+import subprocess
+
+import numpy as np
+import scipy.sparse as sp
+
+from harness import Suite, four_blobs, load_graph, write_h5
+
+import lsgl
+
+# MPI's singleton start in this process (lsgl's first call) sets OMPI_/PMIX_ variables in the C
+# environment; the mpirun of the executable's runs gets Python's copy of the environment instead.
+subprocess.run = functools.partial(subprocess.run, env=dict(os.environ))
+
+suite = Suite("lsgl-python-", ranks=1, timeout=300)
+X, _ = four_blobs()  # 600 x 5 float64
+path = suite.path("x.h5")
+write_h5(path, "X", X.astype(np.float32))
+
+
+def same_graph(A, B, tol=1e-12):
+    """(equal pattern and values within tol, detail)."""
+    A, B = sp.csr_array(A), sp.csr_array(B)
+    A.sort_indices()
+    B.sort_indices()
+    if A.shape != B.shape or A.nnz != B.nnz:
+        return False, f"shape/nnz {A.shape}/{A.nnz} vs {B.shape}/{B.nnz}"
+    if not (np.array_equal(A.indptr, B.indptr) and np.array_equal(A.indices, B.indices)):
+        return False, "different sparsity pattern"
+    diff = np.max(np.abs(A.data - B.data)) if A.nnz else 0.0
+    return diff <= tol, f"max |diff| = {diff:.3e}"
+
+
+def cli_graph(name, *args):
+    out = suite.path(f"{name}.h5")
+    p = suite.run("learn", "--input", path, "--output", out, "--quiet", *args)
+    suite.setup(f"lsgl learn {name}", p)
+    return load_graph(out)
+
+
+def learn_equals_cli():
+    for name, kw, args in [
+        ("log", dict(model="log"), ["--model", "log"]),
+        ("knn", dict(model="knn"), ["--model", "knn"]),
+        ("log-cosine", dict(metric="cosine", r=2), ["--metric", "cosine", "--r", "2"]),
+        ("log-fbf", dict(solver="fbf", tol=1e-6), ["--solver", "fbf", "--tol", "1e-6"]),
+    ]:
+        W_cli, attrs_cli, _, _ = cli_graph(name, "--k", 6, "--ann", "exact", *args)
+        W, info = lsgl.learn(X, 6, ann="exact", return_info=True, **kw)
+        ok, detail = same_graph(W, W_cli)
+        suite.check(f"learn {name}: the graph of `lsgl learn` (1e-12)", ok, detail)
+        suite.check(f"learn {name}: csr_array float64 n x n",
+                    isinstance(W, sp.csr_array) and W.dtype == np.float64 and W.shape == (600,) * 2)
+        suite.check(f"learn {name}: symmetric", abs(W - W.T).max() == 0)
+        text = lambda v: v.decode() if isinstance(v, bytes) else v  # h5py: fixed-length bytes
+        same_attrs = [k for k in ("model", "nnz", "avg_degree", "candidates_per_node", "ann")
+                      if info.get(k) != text(attrs_cli.get(k))]
+        suite.check(f"learn {name}: info holds the /graph attributes", not same_attrs, same_attrs)
+        if name == "knn":
+            suite.check("knn: weights in (0, 1]", W.data.min() > 0 and W.data.max() <= 1.0,
+                        f"{W.data.min()} {W.data.max()}")
+    W = lsgl.knn_graph(X, 6, ann="exact")
+    suite.check("knn_graph: the knn model of learn",
+                same_graph(W, lsgl.learn(X, 6, model="knn", ann="exact"), 0)[0])
+    suite.check("learn: the summary lines in info",
+                any("average degree" in line for line in info["summary_lines"]))
+
+
+def layouts_same_graph():
+    W = lsgl.learn(X, 6, ann="exact")
+    wide = np.zeros((1200, 9))
+    wide[::2, 2:7] = X
+    variants = {
+        "float32 C": X.astype(np.float32),
+        "float64 Fortran": np.asfortranarray(X),
+        "float32 Fortran": np.asfortranarray(X, dtype=np.float32),
+        "strided view": wide[::2, 2:7],
+        "list of lists": X.astype(np.float32).tolist(),
+    }
+    for name, V in variants.items():
+        ok, detail = same_graph(lsgl.learn(V, 6, ann="exact"), W, 0)
+        suite.check(f"learn: {name} gives the same graph", ok, detail)
+
+
+def theta_equals_cli():
+    p = suite.run("theta", "--input", path, "--k", 6, "--ann", "exact")
+    suite.setup("lsgl theta", p)
+    expected = float(re.search(r"^theta = (\S+)", p.stdout, re.M).group(1))
+    t = lsgl.theta(X, 6, ann="exact")
+    suite.check("theta: `lsgl theta`'s value", abs(t["theta"] - expected) <= 1e-9 * expected,
+                f"{t['theta']} vs {expected}")
+
+
+def raises(name, fn, message):
+    """fn() raises ValueError whose text contains `message`."""
+    try:
+        fn()
+    except ValueError as e:
+        suite.check(f"bad input: {name}", message in str(e), f"message {str(e)!r}")
+        return str(e)
+    except Exception as e:  # noqa: BLE001 - any other outcome is the failure reported
+        suite.check(f"bad input: {name}", False, f"{type(e).__name__}: {e}")
+        return None
+    suite.check(f"bad input: {name}", False, "no exception")
+    return None
+
+
+def cli_error(*args):
+    p = suite.run("learn", *args, "--output", suite.path("refused.h5"))
+    lines = [l for l in p.stderr.splitlines() if l.startswith("lsgl: error: ")]
+    return lines[0][len("lsgl: error: "):] if lines else None
+
+
+def bad_inputs():
+    nan = X.copy()
+    nan[7, 3] = np.nan
+    nan_path = write_h5(suite.path("nan.h5"), "X", nan) or suite.path("nan.h5")
+    e = raises("NaN row", lambda: lsgl.learn(nan, 6),
+               "input contains NaN or Inf values (first at row 7, column 3)")
+    cli = cli_error("--input", nan_path)
+    suite.check("NaN row: the CLI's message", e is not None and cli is not None
+                and e.split(" in ")[0] == cli.split(" in ")[0], f"{e!r} vs {cli!r}")
+    e = raises("k too large", lambda: lsgl.learn(X[:20], 10),
+               "need more points than candidates per node")
+    cli = cli_error("--input", write_h5(suite.path("x20.h5"), "X", X[:20]) or suite.path("x20.h5"),
+                    "--k", "10")
+    suite.check("k too large: the CLI's message", e == cli, f"{e!r} vs {cli!r}")
+    e = raises("unknown model", lambda: lsgl.learn(X, 6, model="bogus"), "unknown --model 'bogus'")
+    suite.check("unknown model: the CLI's message", e == cli_error("--input", path, "--model",
+                                                                     "bogus"))
+    raises("1-D array", lambda: lsgl.learn(X[:, 0], 6), "X must be a 2-D array")
+    raises("object array", lambda: lsgl.learn(np.array([[1, "a"]], dtype=object), 6),
+           "X must be a 2-D array of numbers")
+    raises("empty array", lambda: lsgl.learn(np.zeros((0, 5)), 6),
+           "X must have at least one row and one column")
+    raises("k = 0", lambda: lsgl.learn(X, 0), "--k must be at least 1")
+    raises("asymmetric W", lambda: lsgl.write_graph(suite.path("asym.h5"),
+                                                    sp.csr_array(np.triu(np.ones((4, 4)), 1))),
+           "not symmetric")
+    suite.check("asymmetric W: nothing written", not os.path.exists(suite.path("asym.h5")))
+    try:
+        lsgl.read_graph(suite.path("missing.h5"))
+        suite.check("read_graph: missing file raises FileNotFoundError", False)
+    except FileNotFoundError:
+        suite.check("read_graph: missing file raises FileNotFoundError", True)
+    ok, detail = same_graph(lsgl.learn(X, 6, ann="exact"), cli_graph("after", "--k", 6, "--ann",
+                                                                      "exact")[0])
+    suite.check("the interpreter survives: the next call learns the graph", ok, detail)
+
+
+def graph_files():
+    W_cli = load_graph(suite.path("log.h5"))[0]
+    ok, detail = same_graph(lsgl.read_graph(suite.path("log.h5")), W_cli, 0)
+    suite.check("read_graph: the file's graph", ok, detail)
+    out = suite.path("written.h5")
+    lsgl.write_graph(out, W_cli)
+    ok, detail = same_graph(load_graph(out)[0], W_cli, 0)
+    suite.check("write_graph: h5py reads the same graph", ok, detail)
+    p = suite.run("eval", "--graph", out)
+    suite.check("write_graph: `lsgl eval` reads the file", p is not None and p.returncode == 0,
+                p.stderr if p else "timeout")
+
+
+def docs_example():
+    docs = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")
+    with open(docs) as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    cwd = os.getcwd()
+    os.chdir(suite.tmp)
+    try:
+        for i, code in enumerate(blocks):
+            if "mpi4py" in code:
+                continue  # the mpirun example runs in python_mpi_tests.py
+            try:
+                exec(compile(code, f"docs/python.md block {i}", "exec"), {})
+                suite.check(f"docs/python.md: example {i} runs", True)
+            except Exception as e:  # noqa: BLE001 - reported as the failure
+                suite.check(f"docs/python.md: example {i} runs", False, f"{type(e).__name__}: {e}")
+    finally:
+        os.chdir(cwd)
+    suite.check("docs/python.md: has examples", len(blocks) > 0)
+
+
+learn_equals_cli()
+layouts_same_graph()
+theta_equals_cli()
+bad_inputs()
+graph_files()
+docs_example()
+suite.finish()
