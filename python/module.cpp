@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "lsgl/cli/choices.hpp"
+#include "lsgl/graph/graph_export.hpp"
+#include "lsgl/graph/graph_input.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/graph/symmetry_check.hpp"
 #include "lsgl/pipeline/learn.hpp"
@@ -249,8 +251,10 @@ py::dict theta(const py::array_t<float, py::array::c_style>& x, const py::dict& 
   return d;
 }
 
+// Collective. Any graph file the commands read (HDF5, Matrix Market, edge list; the format from
+// the file's first bytes), with the commands' defaults: repeats summed, one-sided edges mirrored.
 py::tuple read_graph(const std::string& path, std::optional<int> comm_handle) {
-  return csr_tuple(lsgl::read_graph(comm_of(comm_handle), path));
+  return csr_tuple(lsgl::read_graph_input(comm_of(comm_handle), path, {}, nullptr));
 }
 
 // Collective. Writes this rank's rows [begin, begin + rows) of the n x n graph after the checks
@@ -261,6 +265,7 @@ void write_graph(const std::string& path, std::int64_t n, std::int64_t begin,
                  const py::array_t<double, py::array::c_style>& data,
                  std::optional<int> comm_handle) {
   MPI_Comm comm = comm_of(comm_handle);
+  lsgl::graph_output_format("path", path);  // a name it cannot honour is refused before work
   lsgl::LocalCsr m;
   m.n = n;
   m.begin = begin;
@@ -270,8 +275,8 @@ void write_graph(const std::string& path, std::int64_t n, std::int64_t begin,
   lsgl::check_and_clean_graph(comm, m, "W");
   const std::int64_t nnz = lsgl::allreduce_sum(comm, static_cast<std::int64_t>(m.data.size()));
   const lsgl::Attributes graph_attrs = {{"n", n}, {"nnz", nnz}};
-  lsgl::write_graph(comm, path, m, graph_attrs,
-                    lsgl::provenance_attributes(comm, "python: lsgl.write_graph", "", {}));
+  lsgl::write_graph_file(comm, path, m, graph_attrs,
+                         lsgl::provenance_attributes(comm, "python: lsgl.write_graph", "", {}));
 }
 
 }  // namespace

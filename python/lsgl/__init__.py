@@ -120,8 +120,8 @@ def theta(X, k=10, *, r=3.0, ann="auto", metric="euclidean", seed=1, threads=1, 
 
 
 def read_graph(path, comm=None):
-    """The graph of an lsgl graph file (/graph in CSR) as a csr_array (with comm: this rank's
-    rows)."""
+    """The graph of a graph file the commands read (lsgl's HDF5, Matrix Market, edge list; the
+    format from the file's first bytes) as a csr_array (with comm: this rank's rows)."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: '{path}'")
@@ -130,8 +130,9 @@ def read_graph(path, comm=None):
 
 def write_graph(path, W, comm=None):
     """Writes W (scipy sparse, symmetric, non-negative; with comm: this rank's rows of the block
-    partition) as an lsgl graph file that every lsgl command reads; written to a temporary name,
-    then renamed. Self loops and stored zeros are dropped."""
+    partition) in the format the name asks for (.h5/.hdf5, .npz, .mtx, or an edge list: .txt,
+    .edges, .edgelist, .tsv; any other name raises ValueError before any work); written to a
+    temporary name, then renamed. Self loops and stored zeros are dropped."""
     holder = []
 
     def check():

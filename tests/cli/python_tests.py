@@ -171,6 +171,17 @@ def graph_files():
     p = suite.run("eval", "--graph", out)
     suite.check("write_graph: `lsgl eval` reads the file", p is not None and p.returncode == 0,
                 p.stderr if p else "timeout")
+    # The format the name asks for, as the commands write it, or a refusal.
+    lsgl.write_graph(suite.path("written.npz"), W_cli)
+    ok, detail = same_graph(sp.load_npz(suite.path("written.npz")), W_cli, 0)
+    suite.check("write_graph: .npz loads with scipy.sparse.load_npz", ok, detail)
+    lsgl.write_graph(suite.path("written.mtx"), W_cli)
+    ok, detail = same_graph(lsgl.read_graph(suite.path("written.mtx")), W_cli, 1e-15)
+    suite.check("read_graph: the Matrix Market file write_graph wrote", ok, detail)
+    raises("an output name of no known format",
+           lambda: lsgl.write_graph(suite.path("written.xyz"), W_cli), "written.xyz")
+    suite.check("an output name of no known format: nothing written",
+                not os.path.exists(suite.path("written.xyz")))
 
 
 def docs_example():
