@@ -1,8 +1,8 @@
 // The log model's solvers (the primal-dual fbf reference and the dual fdpg) against an
 // independent solver written here (exact cyclic coordinate descent on the same objective), their
 // KKT conditions, the bound w <= delta = 1, fdpg against fbf at the default tolerances, fdpg on
-// any number of ranks, warm starts and interrupts, and the operators S and S^T of the
-// distributed edge set against dense references.
+// any number of ranks, warm starts and interrupts, the operators S and S^T of the distributed
+// edge set against dense references, and its construction from repeated pairs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -197,6 +197,45 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
   const double norm = e.norm_S(30);
   EXPECT_LE(norm, std::sqrt(lambda) * (1 + 1e-9));
   EXPECT_GT(norm, 0.95 * std::sqrt(lambda));
+}
+
+// from_pairs merges the repeats of a pair, given on any rank in either orientation, into one
+// edge with the smallest distance and that copy's carried value; drops loops; gives every local
+// node one row, its edges ascending by the other end's global id.
+TEST(EdgeSet, FromPairsKeepsTheNearestRepeat) {
+  const std::int64_t n = 37;
+  const int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
+  std::map<Pair, double> want_z, want_value;
+  std::vector<EdgeEntry> mine;
+  int c = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (c++ % size == rank) mine.push_back({i, i, 0.0, -7.0});  // a loop
+    for (std::int64_t j = i + 1; j < n; ++j) {
+      if ((i * 5 + j * 3) % 4 == 0) continue;
+      const double z0 = 0.25 * static_cast<double>(1 + (i * 3 + j) % 11);
+      want_z[{i, j}] = z0;
+      want_value[{i, j}] = 1000.0 * static_cast<double>(i) + static_cast<double>(j);
+      // Copy t at distance z0 + t (the nearest given last), odd copies reversed.
+      for (int t = static_cast<int>((i + j) % 3); t >= 0; --t) {
+        const double value = t == 0 ? want_value[{i, j}] : -1.0 - t;
+        if (c++ % size != rank) continue;
+        mine.push_back(t % 2 ? EdgeEntry{j, i, z0 + t, value} : EdgeEntry{i, j, z0 + t, value});
+      }
+    }
+  }
+  std::vector<double> values;
+  const EdgeSet e = EdgeSet::from_pairs(MPI_COMM_WORLD, n, std::move(mine), &values);
+  ASSERT_EQ(static_cast<std::int64_t>(values.size()), e.local_edges());
+  EXPECT_EQ(e.global_edges(), static_cast<std::int64_t>(want_z.size()));
+  EXPECT_EQ(gather(e, e.z()), want_z);
+  EXPECT_EQ(gather(e, values), want_value);
+  std::vector<int> rows_at(static_cast<std::size_t>(e.local_nodes()), 0);
+  for (std::int64_t r = 0; r < e.local_nodes(); ++r) {
+    ++rows_at[e.row_node()[r]];
+    for (std::int64_t k = e.row_ptr()[r] + 1; k < e.row_ptr()[r + 1]; ++k)
+      EXPECT_LT(e.global_id(e.other()[k - 1]), e.global_id(e.other()[k]));
+  }
+  EXPECT_EQ(rows_at, std::vector<int>(static_cast<std::size_t>(e.local_nodes()), 1));
 }
 
 class LogModelScaled : public testing::TestWithParam<std::pair<SolverKind, double>> {};

@@ -4,6 +4,7 @@
 // of `--ann auto`, and the block search that turns engine proposals into exact, ordered lists.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -48,6 +49,18 @@ class Engine {
   // from the row's own place in its index).
   virtual void search_own(std::int64_t first, std::int64_t nq, int k, std::int64_t* out) const {
     search(base_ + first * d_, nq, k, out);
+  }
+  // An order of the indexed rows in which own queries share the engine's work when searched
+  // together (rows of one cell next to each other), or null (row order). search_block searches
+  // own queries in this order, a chunk at a time, with search_own_rows.
+  virtual const std::vector<std::int64_t>* own_order() const { return nullptr; }
+  // search_own for the indexed rows rows[0], ..., rows[nq - 1].
+  virtual void search_own_rows(const std::int64_t* rows, std::int64_t nq, int k,
+                               std::int64_t* out) const {
+    std::vector<float> x(static_cast<std::size_t>(nq * d_));
+    for (std::int64_t i = 0; i < nq; ++i)
+      std::copy(base_ + rows[i] * d_, base_ + (rows[i] + 1) * d_, x.data() + i * d_);
+    search(x.data(), nq, k, out);
   }
 
  protected:

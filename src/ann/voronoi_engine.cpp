@@ -10,7 +10,10 @@
 // nearest centroid by a single-precision product, any cell would do):
 // 1. distances to the rows of h by one single-precision matrix product (OpenBLAS sgemm on
 //    coordinates centred at c_h); each query keeps its best k + kExtra by that distance;
-// 2. the distances to every centroid by a second product; cell j is searched when both the
+// 2. the distances to the centroids of the cells that can hold a row within the block's reach
+//    (gap_j - extent_j at most max ||x - c_h|| + radius over the block: the triangle and ball
+//    bounds with exact gaps, so a query's cost follows the cells near it rather than the number
+//    of cells) by a second product; cell j is searched when both the
 //    Voronoi bound (cells.hpp) and the ball bound ||x - c_j|| - extent_j, with the products'
 //    rounding bound taken against them, are within the query's current k-th distance plus its
 //    rounding bound, or within the bound a routed query brings (search_within: then the home
@@ -129,6 +132,20 @@ class VoronoiEngine final : public CountingEngine {
     search_homes(base_ + first * d_, home_.data() + first, nullptr, nq, k, out);
   }
 
+  const std::vector<std::int64_t>* own_order() const override { return &order_; }
+
+  void search_own_rows(const std::int64_t* rows, std::int64_t nq, int k,
+                       std::int64_t* out) const override {
+    const auto scope = ThreadScope::blas(1);  // the threads work on different cells
+    std::vector<float> x(static_cast<std::size_t>(nq * d_));
+    std::vector<int> home(static_cast<std::size_t>(nq));
+    for (std::int64_t i = 0; i < nq; ++i) {
+      std::copy(base_ + rows[i] * d_, base_ + (rows[i] + 1) * d_, x.data() + i * d_);
+      home[i] = home_[rows[i]];
+    }
+    search_homes(x.data(), home.data(), nullptr, nq, k, out);
+  }
+
  private:
   // search_within, returning the number of rows compared, all queries together.
   std::int64_t search_queries(const float* queries, std::int64_t nq, int k, const double* bound,
@@ -232,8 +249,9 @@ class VoronoiEngine final : public CountingEngine {
   // Per-thread scratch of search_homes.
   struct Scratch {
     std::vector<float> a, ah, g, gc;
-    std::vector<double> gap;
-    std::vector<float> shifted;  // centroids - c_h
+    std::vector<float> shifted;                        // centroids of the near cells - c_h
+    std::vector<std::pair<int, double>> near;          // (cell, ||c_c - c_h||) that can be reached
+    std::vector<double> radius;                        // per position in the block
     std::vector<std::pair<int, std::int64_t>> visits;  // (cell, position in the block)
     std::vector<std::int64_t> at;                      // positions scanned together
     std::vector<Shortlist> lists;                      // per position in the block
@@ -301,30 +319,46 @@ class VoronoiEngine final : public CountingEngine {
     }
     scan(h, s.at, qs, qx, s);
 
-    // Float distances to every centroid, centred at c_h; exact gaps ||c_c - c_h||.
-    s.shifted.resize(static_cast<std::size_t>(cells_ * d_));
-    s.gap.resize(static_cast<std::size_t>(cells_));
-    for (int c = 0; c < cells_; ++c) {
-      for (std::int64_t j = 0; j < d_; ++j) s.shifted[c * d_ + j] = centroid(c)[j] - centroid(h)[j];
-      s.gap[c] = std::sqrt(squared_distance(centroid(c), centroid(h), d_));
-    }
-    s.gc.resize(static_cast<std::size_t>(nb * cells_));
-    products(s.ah.data(), nb, s.shifted.data(), cells_, d_, s.gc.data());
-    s.visits.clear();
+    // Each query's radius: its own bound, or the k-th kept so far (rows beyond are not needed).
+    s.radius.resize(static_cast<std::size_t>(nb));
+    double reach = 0.0;  // the largest ||q - c_h|| + radius in the block
     for (std::int64_t i = 0; i < nb; ++i) {
       Shortlist& list = s.lists[i];
       list.settle();
-      const double qn = squared_norm(s.ah.data() + i * d_, d_), qr = std::sqrt(qn);
-      // Rows beyond the radius are not needed: the query's own bound, or the k-th kept so far.
       double radius = bound ? std::sqrt(bound[qs[i]]) : std::numeric_limits<double>::infinity();
       if (list.items.size() >= static_cast<std::size_t>(k)) {
         radius = std::min(radius, std::sqrt(std::max(0.0, list.kth(k).f) + s.eps[i]));
       }
+      s.radius[i] = radius;
+      const double qn = squared_norm(s.ah.data() + i * d_, d_);
+      reach = std::max(reach, std::sqrt(qn + rounding(std::sqrt(qn), 0.0)) + radius);
+    }
+    // The cells that can hold a row within reach: a row y of cell c lies at least
+    // gap_c - ||q - c_h|| - extent_c from q (triangle and ball bounds, exact gaps). Only those
+    // are compared, so that a query's cost follows the cells near it, not the number of cells.
+    s.near.clear();
+    for (int c = 0; c < cells_; ++c) {
+      if (c == h || cell_rows(c) == 0) continue;
+      const double g = std::sqrt(squared_distance(centroid(c), centroid(h), d_));
+      if (!(g - extent_[c] > reach * (1.0 + kBoundSlack))) s.near.emplace_back(c, g);
+    }
+    const std::int64_t nc = static_cast<std::int64_t>(s.near.size());
+    // Float distances to those centroids, centred at c_h.
+    s.shifted.resize(static_cast<std::size_t>(nc * d_));
+    for (std::int64_t t = 0; t < nc; ++t) {
+      const float* cc = centroid(s.near[t].first);
+      for (std::int64_t j = 0; j < d_; ++j) s.shifted[t * d_ + j] = cc[j] - centroid(h)[j];
+    }
+    s.gc.resize(static_cast<std::size_t>(nb * nc));
+    if (nc > 0) products(s.ah.data(), nb, s.shifted.data(), nc, d_, s.gc.data());
+    s.visits.clear();
+    for (std::int64_t i = 0; i < nb; ++i) {
+      const double qn = squared_norm(s.ah.data() + i * d_, d_), qr = std::sqrt(qn);
+      const double radius = s.radius[i];
       const double home_far = qn + rounding(qr, 0.0);  // at least ||q - c_h||^2
-      for (int c = 0; c < cells_; ++c) {
-        if (c == h || cell_rows(c) == 0) continue;
-        const double g = s.gap[c];
-        const double near = qn + g * g - 2.0 * static_cast<double>(s.gc[i * cells_ + c]) -
+      for (std::int64_t t = 0; t < nc; ++t) {
+        const auto [c, g] = s.near[t];
+        const double near = qn + g * g - 2.0 * static_cast<double>(s.gc[i * nc + t]) -
                             rounding(qr, g);  // at most ||q - c_c||^2
         if (!voronoi_excludes(near - home_far, g, radius) && within_reach(c, near, radius)) {
           s.visits.emplace_back(c, i);

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <tuple>
 
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/petsc.hpp"
@@ -20,11 +19,51 @@ struct OwnedEdge {
   double z, value;
 };
 
+// Local. The received pairs as (anchor, other) per edge, grouped by anchor and sorted by
+// (other, z) within each anchor, repeats of a pair merged (the first in (b, z) order kept);
+// returns the CSR offsets of the anchors lo..lo + nl - 1 into `own`. `mine` is emptied. A
+// counting sort by anchor and a sort of each anchor's few edges: linear in the edges (one sort
+// of all of them cost 26 passes over memory at 10^7 nodes), same result as sorting by
+// (a, b, z) and keeping the first of each (a, b).
+std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int64_t lo,
+                                          std::int64_t nl, std::vector<OwnedEdge>& own) {
+  const auto anchor = [](const EdgeEntry& e) { return ((e.i + e.j) & 1) == 0 ? e.i : e.j; };
+  std::vector<std::int64_t> ptr(nl + 1, 0);
+  for (const auto& e : mine) ++ptr[anchor(e) - lo + 1];
+  std::partial_sum(ptr.begin(), ptr.end(), ptr.begin());
+  own.resize(mine.size());
+  {
+    std::vector<std::int64_t> at(ptr.begin(), ptr.end() - 1);
+    for (const auto& e : mine) {
+      const std::int64_t a = anchor(e), b = a == e.i ? e.j : e.i;
+      own[at[a - lo]++] = {a, b, e.z, e.value};
+    }
+  }
+  mine.clear();
+  mine.shrink_to_fit();
+  const auto by_other = [](const OwnedEdge& x, const OwnedEdge& y) {
+    return x.b != y.b ? x.b < y.b : x.z < y.z;
+  };
+  std::int64_t kept = 0;
+  for (std::int64_t r = 0; r < nl; ++r) {
+    const auto first = own.begin() + ptr[r], last = own.begin() + ptr[r + 1];
+    std::sort(first, last, by_other);
+    ptr[r] = kept;
+    for (auto it = first; it != last; ++it)
+      if (it == first || it->b != (it - 1)->b) own[kept++] = *it;
+  }
+  ptr[nl] = kept;
+  own.resize(kept);
+  return ptr;
+}
+
 // Collective. Each pair (self-loops dropped) on the rank of its anchor, the lower end when
-// i + j is even and the upper one when odd, as (anchor, other), sorted by (a, b, z) with
+// i + j is even and the upper one when odd, as (anchor, other), grouped by anchor (CSR offsets
+// of the local anchors lo..lo + nl - 1 into `nat`), sorted by (b, z) within each anchor, with
 // repeats of a pair merged (the first by z kept).
-std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part,
-                                   std::vector<EdgeEntry> pairs) {
+std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part, std::int64_t lo,
+                                   std::int64_t nl, std::vector<EdgeEntry> pairs,
+                                   std::vector<std::int64_t>& nat) {
   std::vector<std::vector<EdgeEntry>> send(comm_size(comm));
   for (auto e : pairs) {
     if (e.i == e.j) continue;
@@ -36,24 +75,8 @@ std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part,
   pairs.shrink_to_fit();
   std::vector<EdgeEntry> mine = alltoallv(comm, send);
   send.clear();
-
   std::vector<OwnedEdge> own;
-  own.reserve(mine.size());
-  for (const auto& e : mine) {
-    const bool even = ((e.i + e.j) & 1) == 0;
-    const std::int64_t a = even ? e.i : e.j, b = even ? e.j : e.i;
-    own.push_back({a, b, e.z, e.value});
-  }
-  mine.clear();
-  mine.shrink_to_fit();
-  std::sort(own.begin(), own.end(), [](const OwnedEdge& x, const OwnedEdge& y) {
-    return std::tie(x.a, x.b, x.z) < std::tie(y.a, y.b, y.z);
-  });
-  own.erase(std::unique(own.begin(), own.end(),
-                        [](const OwnedEdge& x, const OwnedEdge& y) {
-                          return x.a == y.a && x.b == y.b;
-                        }),
-            own.end());
+  nat = group_by_anchor(mine, lo, nl, own);
   return own;
 }
 
@@ -215,15 +238,10 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   s.part_ = Partition(n, size);
   s.first_ = s.part_.begin(rank);
   s.local_nodes_ = s.part_.count(rank);
-  const std::vector<OwnedEdge> own = owned_edges(comm, s.part_, std::move(pairs));
-
   collective_check(comm, s.local_nodes_ < INT_MAX, "too many nodes on one rank: use more ranks");
   const std::int64_t nl = s.local_nodes_, lo = s.first_;
-
-  // Natural CSR by anchor (edges are sorted by (a, b)).
-  std::vector<std::int64_t> nat(nl + 1, 0);
-  for (const auto& e : own) ++nat[e.a - lo + 1];
-  std::partial_sum(nat.begin(), nat.end(), nat.begin());
+  std::vector<std::int64_t> nat;
+  const std::vector<OwnedEdge> own = owned_edges(comm, s.part_, lo, nl, std::move(pairs), nat);
 
   s.row_node_ = breadth_first_order(own, lo, nl);
   const std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot =

@@ -34,7 +34,7 @@ struct Record {
 // order, e.g. a grid in grid order): over the sampled rows (the same on every rank), the
 // fraction whose nearest sampled row falls in the same one of kBlocks equal blocks, with
 // positions from the input index and from the rank of the key among the sample's keys.
-constexpr int kBlocks = 16;
+constexpr int kBlocks = kOrderScoreBlocks;
 constexpr double kBetter = 1.25;  // the locality order is used when this much better
 
 template <class Project, class Key>

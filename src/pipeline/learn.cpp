@@ -15,6 +15,7 @@
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
 #include "lsgl/util/format.hpp"
+#include "lsgl/util/memory.hpp"
 #include "lsgl/util/phase.hpp"
 #include "learn_models.hpp"
 
@@ -201,11 +202,24 @@ void order_phase(LearnRun& run) {
   if (run.o.order != NodeOrder::kLocality || run.model->needs_features()) return;
   run.s.t_order = timed_phase(run.comm, "order", run.monitor,
                               [&] { run.order = locality_order(run.comm, run.data); });
-  run.info(
-      strprintf("  %s (sampled nearest neighbours in the same 1/16 block: %.0f%% renumbered, "
-                "%.0f%% in input order)",
-                run.order.input.empty() ? "input order kept" : "nodes renumbered by locality",
-                100 * run.order.score.locality, 100 * run.order.score.input));
+  const std::int64_t block = run.data.n / kOrderScoreBlocks;
+  run.info(strprintf(
+      "  %s (sampled nearest neighbours in the same 1/%d block of %lld rows: %.0f%% renumbered, "
+      "%.0f%% in input order)",
+      run.order.input.empty() ? "input order kept" : "nodes renumbered by locality",
+      kOrderScoreBlocks, static_cast<long long>(block), 100 * run.order.score.locality,
+      100 * run.order.score.input));
+  // The score says whether neighbours share a block; only while a block's rows fit this rank's
+  // share of the cache does that mean they are close in memory.
+  const double block_bytes = static_cast<double>(block) * static_cast<double>(run.data.d) * 4.0;
+  const double cache_share =
+      static_cast<double>(last_level_cache_bytes()) / node_share(run.comm, 0.0).ranks;
+  if (cache_share > 0 && block_bytes > cache_share)
+    run.info(
+        strprintf("  note: a 1/%d block's rows (%.0f MB) exceed this rank's share of the "
+                  "cache (%.0f MB): the score does not show that neighbours are close in "
+                  "memory",
+                  kOrderScoreBlocks, block_bytes / 1e6, cache_share / 1e6));
 }
 
 // Collective. The candidate lists of --candidates, at most m per node, checked against the data;

@@ -29,8 +29,9 @@ inline constexpr Named<NodeOrder> kNodeOrderNames[] = {{NodeOrder::kLocality, "l
                                                        {NodeOrder::kInput, "input"}};
 constexpr const auto& names(NodeOrder) { return kNodeOrderNames; }
 
-// How often a sampled row's nearest sampled row falls in the same of 16 equal blocks, under the
-// input order and under the locality order.
+// How often a sampled row's nearest sampled row falls in the same of kOrderScoreBlocks equal
+// blocks, under the input order and under the locality order.
+inline constexpr int kOrderScoreBlocks = 16;
 struct OrderScore {
   double input = 0.0, locality = 0.0;
 };

@@ -19,6 +19,10 @@ void restore_allocator_release();
 // Local. Physical memory of this machine in bytes.
 std::int64_t physical_memory_bytes();
 
+// Local. Size of the last-level (L3, else L2) cache in bytes as the system reports it; 0 when
+// it does not.
+std::int64_t last_level_cache_bytes();
+
 // Collective. The ranks of `comm` that share this rank's node (MPI_COMM_TYPE_SHARED), and the
 // sum of their `bytes` (+Inf when any is negative or NaN: an overflowed size).
 struct NodeShare {
