@@ -154,6 +154,20 @@ TEST(LearnPipeline, ThetaCommandAndLogModelStartFromEq18) {
   EXPECT_EQ(h5::get_attr_string(f, "/graph", "model"), "log");
 }
 
+// The recall estimate's wall time is reported apart, as part of the candidate phase's: in the
+// summary and as /graph attribute seconds_recall. With exact lists the estimate is 1.
+TEST(LearnPipeline, RecallEstimateIsTimedApart) {
+  const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
+  LearnOptions o = options("log", dir + "/recall-timed.h5");
+  o.recall_sample = 20;
+  const LearnSummary s = run_learn(MPI_COMM_WORLD, o);
+  EXPECT_EQ(s.recall, 1.0);
+  EXPECT_GT(s.t_recall, 0.0);
+  EXPECT_LE(s.t_recall, s.t_candidates);
+  h5::File f = h5::open_read(MPI_COMM_WORLD, o.output);
+  EXPECT_EQ(h5::get_attr_double(f, "/graph", "seconds_recall"), s.t_recall);
+}
+
 TEST(LearnPipeline, KnnModelIsTheGaussianKnnGraph) {
   const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
   const LearnOptions o = options("knn", dir + "/knn.h5");

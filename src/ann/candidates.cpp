@@ -144,14 +144,7 @@ Candidates find_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
     if (q.engine == AnnEngine::kAuto && q.certify) q.engine = AnnEngine::kVoronoi;  // exact
     c = q.route == AnnRoute::kRing ? ann::ring_candidates(comm, data, m, q)
                                    : ann::partition_candidates(comm, data, m, q);
-    if (tried) {  // auto tried the projection: say why it was not kept
-      c.report.projected_dims = plan.dims;
-      c.report.probes = plan.probes;
-      c.report.shortlist = plan.shortlist;
-      c.report.explained_variance = plan.explained;
-      c.report.shortlist_recall = plan.sample_recall;
-      c.report.seconds_projection = plan.seconds;
-    }
+    if (tried) ann::report_plan(plan, c.report);  // auto tried the projection: say why not kept
   }
   const double cpu = process_cpu_seconds() - cpu0;
   MPI_Allreduce(&cpu, &c.report.cpu_seconds, 1, MPI_DOUBLE, MPI_SUM, comm);

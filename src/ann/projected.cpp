@@ -301,6 +301,15 @@ ProjectedPlan plan_projected(MPI_Comm comm, const LocalRows& data, int m, const 
   return plan;
 }
 
+void report_plan(const ProjectedPlan& plan, SearchReport& report) {
+  report.projected_dims = plan.dims;
+  report.probes = plan.probes;
+  report.shortlist = plan.shortlist;
+  report.explained_variance = plan.explained;
+  report.shortlist_recall = plan.sample_recall;
+  report.seconds_projection = plan.seconds;
+}
+
 Candidates projected_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p,
                                 ProjectedPlan plan) {
   SearchReport report;
@@ -330,12 +339,7 @@ Candidates projected_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   Candidates c = search.finish(data, std::move(shortlists.lists()), m);
   report.seconds_search = MPI_Wtime() - t0;
   report.engine = AnnEngine::kProjected;
-  report.projected_dims = plan.dims;
-  report.shortlist = plan.shortlist;
-  report.probes = plan.probes;
-  report.explained_variance = plan.explained;
-  report.shortlist_recall = plan.sample_recall;
-  report.seconds_projection = plan.seconds;
+  report_plan(plan, report);
   c.report = report;
   return c;
 }

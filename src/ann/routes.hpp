@@ -42,6 +42,10 @@ inline constexpr std::int64_t kProjectFirstDims = 100;
 // against brute force.
 ProjectedPlan plan_projected(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p);
 
+// Local. The plan's choices (p', probes, S, explained variance, sample recall, seconds) into
+// `report`: the projected search's, or auto's when it did not keep the projection.
+void report_plan(const ProjectedPlan& plan, SearchReport& report);
+
 // Collective. m candidates per row by the shortlist of `plan` re-ranked by exact distances,
 // certified rows counted (all of them with p.certify).
 Candidates projected_candidates(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p,

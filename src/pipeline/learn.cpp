@@ -266,9 +266,12 @@ Candidates candidates_phase(LearnRun& run) {
     else
       cand = read_candidates(run, m, &file_note);
     run.s.search = cand.report;
-    if (!full)
+    if (!full) {
+      const double t0 = MPI_Wtime();
       run.s.recall =
           estimate_recall(run.comm, run.data, cand, o.recall_sample, o.seed, ann.threads);
+      run.s.t_recall = allreduce_max_double(run.comm, MPI_Wtime() - t0);
+    }
   });
   if (!o.candidates.empty())
     run.info("  " + file_note);
@@ -278,8 +281,8 @@ Candidates candidates_phase(LearnRun& run) {
     run.info(strprintf("  %d candidates per node, %s", m, ann.describe().c_str()));
   if (o.candidates.empty()) report_search(run.monitor, run.s.search, run.data.n);
   if (run.s.recall >= 0)
-    run.info(
-        strprintf("  estimated recall %.3f on %d sampled nodes", run.s.recall, o.recall_sample));
+    run.info(strprintf("  estimated recall %.3f on %d sampled nodes (%.2f s of the phase)",
+                       run.s.recall, o.recall_sample, run.s.t_recall));
   return cand;
 }
 
@@ -389,6 +392,7 @@ Attributes graph_attributes(const LearnRun& run, std::int64_t nnz) {
       {"seconds_read", s.t_read},
       {"seconds_order", s.t_order},
       {"seconds_candidates", s.t_candidates},
+      {"seconds_recall", s.t_recall},
       {"seconds_prepare", s.t_prepare},
       {"seconds_theta", s.t_prepare},  // the old name of seconds_prepare, for one release
       {"seconds_learn", s.t_learn},

@@ -9,6 +9,7 @@ std::string learn_summary_json(const LearnOptions& o, const LearnSummary& s) {
   seconds.add("read", json_number(s.t_read))
       .add("order", json_number(s.t_order))
       .add("candidates", json_number(s.t_candidates))
+      .add("recall", json_number(s.t_recall))
       .add("prepare", json_number(s.t_prepare))
       .add("learn", json_number(s.t_learn))
       .add("write", json_number(s.t_write))

@@ -87,6 +87,7 @@ struct LearnSummary {
   // The phases' wall times; t_prepare: the model's prepare phase (theta, edges).
   double t_read = 0, t_order = 0, t_candidates = 0, t_prepare = 0, t_learn = 0, t_write = 0,
          t_total = 0;
+  double t_recall = 0;  // the recall estimate's wall time, part of t_candidates
   double ms_per_iteration = 0.0;        // wall time of one iteration (slowest rank)
   double learn_bandwidth = 0.0;         // effective bytes/s of the iterations, all ranks
   std::int64_t bytes_sent_max = 0;      // largest bytes sent by one rank per iteration
