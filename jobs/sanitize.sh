@@ -67,7 +67,8 @@ elif [ "$mode" = tsan ]; then
   stage configure configure tsan "$build"
   stage build cmake --build "$build" -j "$(getconf _NPROCESSORS_ONLN)" --target test_candidates
   export OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so
-  export TSAN_OPTIONS="suppressions=$supp/tsan.supp halt_on_error=1 second_deadlock_stack=1"
+  export TSAN_OPTIONS="suppressions=$supp/tsan.supp halt_on_error=1 second_deadlock_stack=1 \
+    ignore_noninstrumented_modules=1"
   cd "$build"
   stage "test_candidates (1 and 2 ranks, threads 1 and 2)" ctest --output-on-failure \
     --timeout 1800 -R '^test_candidates_np[12]$'

@@ -37,6 +37,28 @@ TEST(DegreeSearch, InterpolatesInsideABracket) {
   // A bracket narrower than 1e-4 in log x: nothing left to try.
   const std::vector<DegreeTrial> tight = {{1.0, 11, 1}, {1.00001, 9, 1}};
   EXPECT_EQ(lsgl::next_degree_trial(tight, p), 0.0);
+  // Twice that width is still a bracket: the next trial lies inside it.
+  const std::vector<DegreeTrial> narrow = {{1.0, 11, 1}, {std::exp(2e-4), 9, 1}};
+  const double inside = lsgl::next_degree_trial(narrow, p);
+  EXPECT_GT(inside, 1.0);
+  EXPECT_LT(inside, std::exp(2e-4));
+}
+
+TEST(DegreeSearch, TheBracketIsTheNearestTrialOnEachSide) {
+  DegreeSearchParams p;
+  p.k = 10;
+  // Nearest below k at theta 0.04 (degree 9), nearest above at 0.02 (degree 12): the next trial
+  // interpolates between them, whatever the trials farther from k on either side.
+  const std::vector<DegreeTrial> near = {{0.02, 12.0, 1}, {0.04, 9.0, 1}};
+  const double x = lsgl::next_degree_trial(near, p);
+  const double t = std::log(12.0 / 10) / std::log(12.0 / 9);  // log-linear zero crossing
+  EXPECT_NEAR(x, 0.02 * std::exp(t * std::log(2.0)), 1e-12);
+  for (const DegreeTrial far : {DegreeTrial{0.039, 1.0, 1}, DegreeTrial{0.021, 100.0, 1},
+                                DegreeTrial{0.5, 0.5, 1}, DegreeTrial{0.001, 50.0, 1}}) {
+    std::vector<DegreeTrial> more = near;
+    more.insert(more.begin(), far);
+    EXPECT_DOUBLE_EQ(lsgl::next_degree_trial(more, p), x) << far.x << " " << far.degree;
+  }
 }
 
 TEST(DegreeSearch, SecantStepsFromOneSide) {
