@@ -10,8 +10,13 @@ void add_graph_input_options(po::options_description& desc, std::string& graph,
   desc.add_options()
       ("graph", po::value(&graph),
        "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
-       "('#' comments; ids used as given, 0-based) or Matrix Market (.mtx; ids 1-based, "
-       "reported 0-based); text may be gzipped")
+       "('#' comments, an optional header line; ids used as given, 0-based, or names with "
+       "--renumber) or Matrix Market (.mtx; ids 1-based, reported 0-based); text may be "
+       "gzipped")
+      ("renumber", po::bool_switch(&input.renumber),
+       "edge list: read ids as names (any text, or integers of any size) and number them "
+       "0..n-1 in order of first appearance; the names are written to OUTPUT.ids, line i+1 "
+       "naming node i")
       ("format", po::value(&args.format)->default_value(to_string(input.format)),
        "graph format: auto (from the file's first bytes), hdf5, edgelist or mtx")
       ("duplicates", po::value(&args.duplicates)->default_value("sum"),

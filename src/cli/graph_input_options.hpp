@@ -1,6 +1,6 @@
 #pragma once
 // The options of the graph reader (lsgl/graph/graph_input.hpp), the same in every command that
-// reads a graph: --graph, --format, --duplicates and --symmetry.
+// reads a graph: --graph, --format, --duplicates, --symmetry and --renumber.
 #include <string>
 
 #include "lsgl/graph/graph_input.hpp"
@@ -15,8 +15,9 @@ struct GraphInputArgs {
   std::string symmetry;
 };
 
-// Local. Adds --graph (into graph), --format, --duplicates and --symmetry (into args) to `desc`;
-// the default of --symmetry is the command's policy, `input.symmetry`.
+// Local. Adds --graph (into graph), --renumber (into input), --format, --duplicates and
+// --symmetry (into args) to `desc`; the default of --symmetry is the command's policy,
+// `input.symmetry`.
 void add_graph_input_options(po::options_description& desc, std::string& graph,
                              GraphInputOptions& input, GraphInputArgs& args);
 

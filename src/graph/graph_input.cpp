@@ -94,14 +94,21 @@ LocalCsr read_hdf5_graph(MPI_Comm comm, const std::string& path, const GraphInpu
 
 // Collective. An edge list or Matrix Market file under the policy.
 LocalCsr read_text_graph(MPI_Comm comm, const std::string& path, const Detected& d,
-                         const GraphInputOptions& opt, GraphInputReport& rep) {
+                         const GraphInputOptions& opt, GraphInputReport& rep,
+                         std::vector<std::string>* node_names) {
   const bool mtx = d.kind == GraphFormat::kMtx;
+  collective_check(comm, !mtx || !opt.renumber,
+                   "--renumber is for edge lists with named ids; '" + path +
+                       "' is a Matrix Market file, whose indices are 1..n already");
   const std::string hint =
       d.guessed_edgelist ? " (not an HDF5 file nor Matrix Market, so read as an edge list)" : "";
-  TextEntries text = read_text_entries(comm, path, d.head, mtx, d.gz, hint);
+  TextEntries text = read_text_entries(comm, path, d.head, mtx, d.gz, opt.renumber, hint);
   LocalCsr rows =
       symmetrize_entries(comm, text.n, std::move(text.entries), opt.duplicates, &rep);
   rep.declared_symmetric = text.declared_symmetric;
+  rep.header = text.header;
+  rep.renumbered = opt.renumber;
+  if (node_names) *node_names = std::move(text.renumbering.names);
   collective_check(comm, opt.symmetry == SymmetryPolicy::kSymmetrise || rep.unequal == 0,
                    "'" + path + "' is not symmetric: " + std::to_string(rep.unequal) +
                        (rep.unequal == 1 ? " pair is" : " pairs are") +
@@ -114,15 +121,18 @@ LocalCsr read_text_graph(MPI_Comm comm, const std::string& path, const Detected&
 }  // namespace
 
 LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInputOptions& opt,
-                          GraphInputReport* report) {
+                          GraphInputReport* report, std::vector<std::string>* node_names) {
   const Detected d = detect(comm, path, opt.format);
   GraphInputReport rep;
   LocalCsr rows;
   if (d.kind == GraphFormat::kHdf5) {
+    collective_check(comm, !opt.renumber,
+                     "--renumber is for edge lists with named ids; '" + path +
+                         "' is an HDF5 graph, whose nodes are 0..n-1 already");
     rows = read_hdf5_graph(comm, path, opt, rep);
     rep.format = "hdf5";
   } else {
-    rows = read_text_graph(comm, path, d, opt, rep);
+    rows = read_text_graph(comm, path, d, opt, rep, node_names);
   }
   if (report) *report = rep;
   return rows;

@@ -43,6 +43,14 @@ std::string GraphInputReport::note() const {
     sep();
     s << duplicates << " repeated entries merged";
   }
+  if (header) {
+    sep();
+    s << "header line skipped";
+  }
+  if (renumbered) {
+    sep();
+    s << "node names numbered 0.." << n - 1 << " in order of first appearance";
+  }
   return s.str();
 }
 

@@ -74,6 +74,7 @@ void parse_plain(MPI_Comm comm, const std::string& path, const TextFormat& tf, P
   struct stat sb {};
   fstat(fd, &sb);
   const std::int64_t fsize = sb.st_size, body = std::max<std::int64_t>(fsize - tf.data_start, 0);
+  st.names.block = rank;
   const std::int64_t lo = tf.data_start + body * rank / size;
   const std::int64_t hi = tf.data_start + body * (rank + 1) / size;
   // Read [lo - 1, hi) and then until the end of the line that holds byte hi - 1.
@@ -160,6 +161,7 @@ void parse_gz(MPI_Comm comm, const std::string& path, const TextFormat& tf, Pars
           std::count(buf.data(), buf.data() + cut, '\n') + (buf[cut - 1] != '\n' ? 1 : 0);
       if (block % size == rank && st.ok) {
         const std::int64_t before = st.lines;
+        st.names.block = block;
         parse_lines(buf.data(), buf.data() + cut, tf, st);
         if (!st.ok) st.bad_line = line_no + (st.bad_line - before) + 1;
         st.lines = before + lines_in_block;
@@ -238,14 +240,28 @@ void check_id_range(MPI_Comm comm, const std::string& path, std::int64_t n, std:
                    "'" + path + "': node ids up to " + std::to_string(n - 1) + ", but its " +
                        std::to_string(edges) + " edges name at most " +
                        std::to_string(2 * edges) + " distinct nodes; ids are node positions " +
-                       "0..n-1, not names: renumber them densely first (e.g. pandas.factorize)");
+                       "0..n-1: give --renumber to number the ids densely");
+}
+
+// Collective. The edge list's header line, found on rank 0 in `head`: tf.data_start and
+// tf.header_lines past it on every rank, or left at 0. Returns whether there is one.
+bool skip_header(MPI_Comm comm, const FileHead& head, TextFormat& tf) {
+  std::int64_t h[2] = {0, 0};
+  if (comm_rank(comm) == 0) h[0] = edge_list_header_end(head.text, tf.renumber, h[1]);
+  MPI_Bcast(h, 2, MPI_INT64_T, 0, comm);
+  if (h[0] == 0) return false;
+  tf.data_start = h[0];
+  tf.header_lines = h[1];
+  return true;
 }
 
 }  // namespace
 
 TextEntries read_text_entries(MPI_Comm comm, const std::string& path, const FileHead& head,
-                              bool mtx, bool gz, const std::string& hint) {
-  const TextFormat tf = mtx ? mtx_header(comm, path, head) : TextFormat();
+                              bool mtx, bool gz, bool renumber, const std::string& hint) {
+  TextFormat tf = mtx ? mtx_header(comm, path, head) : TextFormat();
+  tf.renumber = renumber && !mtx;
+  const bool header = !mtx && skip_header(comm, head, tf);
   ParseState st;
   std::string io_error;
   if (gz)
@@ -265,6 +281,9 @@ TextEntries read_text_entries(MPI_Comm comm, const std::string& path, const File
                      "'" + path + "': the size line announces " + std::to_string(tf.nnz) +
                          " entries but " + std::to_string(got) + " were read");
     out.n = tf.n;
+  } else if (tf.renumber) {
+    out.renumbering = renumber_names(comm, st.names, st.out);
+    out.n = out.renumbering.n;
   } else {
     out.n = allreduce_max(comm, st.max_id) + 1;
     check_id_range(comm, path, out.n, static_cast<std::int64_t>(st.out.size()));
@@ -275,6 +294,7 @@ TextEntries read_text_entries(MPI_Comm comm, const std::string& path, const File
                        " (ids are used as given, n = largest id + 1)");
   out.entries = std::move(st.out);
   out.declared_symmetric = tf.symmetric;
+  out.header = header;
   return out;
 }
 

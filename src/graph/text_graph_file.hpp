@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/graph/renumber.hpp"
 #include "lsgl/graph/text_graph.hpp"
 
 namespace lsgl {
@@ -29,6 +30,8 @@ struct TextEntries {
   std::vector<DirectedEntry> entries;  // this rank's share
   std::int64_t n = 0;                  // mtx: from the size line; edge list: largest id + 1
   bool declared_symmetric = false;     // mtx "symmetric"
+  bool header = false;                 // edge list: a header line was skipped
+  Renumbering renumbering;             // with `renumber`: the names of this rank's ids
 };
 
 // Collective. Reads the text graph `path` (Matrix Market when mtx, gzip when gz) in parallel:
@@ -36,8 +39,11 @@ struct TextEntries {
 // whose range holds its first byte); a gzip file is decompressed by every rank, which parses
 // every P-th block of about 8 MB of lines. `head` is the file's head on rank 0 (for the Matrix
 // Market header). Unreadable files, malformed lines (messages end with `hint`), a wrong entry
-// count and files without edges raise CollectiveError on every rank.
+// count and files without edges raise CollectiveError on every rank. An edge list's header line
+// (is_edge_list_header) is skipped. With `renumber` (edge lists only) the ids are names,
+// numbered densely in order of first appearance (renumber.hpp); without it, ids far beyond the
+// number of edges are refused with a hint to --renumber.
 TextEntries read_text_entries(MPI_Comm comm, const std::string& path, const FileHead& head,
-                              bool mtx, bool gz, const std::string& hint);
+                              bool mtx, bool gz, bool renumber, const std::string& hint);
 
 }  // namespace lsgl

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "lsgl/graph/graph_export.hpp"
+#include "lsgl/graph/renumber.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/file_identity.hpp"
@@ -60,24 +61,36 @@ GraphInputReport run_convert(MPI_Comm comm, const ConvertOptions& o, Monitor& mo
   collective_check(comm, !o.output.empty(), "--output is required");
   ExportFormat to = ExportFormat::kHdf5;
   collectively(comm, [&] { to = convert_target(o.to, o.output); });
-  check_distinct_files(comm, {{"--graph", o.graph}}, {{"--output", o.output}});
+  const std::string ids = node_ids_path(o.output);
+  if (o.input.renumber) {
+    check_distinct_files(comm, {{"--graph", o.graph}},
+                         {{"--output", o.output}, {"--output's id map", ids}});
+    check_writable(comm, ids);
+  } else {
+    check_distinct_files(comm, {{"--graph", o.graph}}, {{"--output", o.output}});
+  }
   check_writable(comm, o.output);
   GraphInputReport input;
   LocalCsr rows;
+  std::vector<std::string> names;
   timed_phase(comm, "read", monitor,
-              [&] { rows = read_graph_input(comm, o.graph, o.input, &input); });
+              [&] { rows = read_graph_input(comm, o.graph, o.input, &input, &names); });
   timed_phase(comm, "write", monitor, [&] {
     switch (to) {
       case ExportFormat::kMtx:
-        return write_graph_mtx(comm, o.output, rows);
+        write_graph_mtx(comm, o.output, rows);
+        break;
       case ExportFormat::kEdgeList:
-        return write_graph_edgelist(comm, o.output, rows);
+        write_graph_edgelist(comm, o.output, rows);
+        break;
       case ExportFormat::kNpz:
-        return write_graph_npz(comm, o.output, rows);
+        write_graph_npz(comm, o.output, rows);
+        break;
       case ExportFormat::kHdf5:
+        write_hdf5(comm, o, rows, input);
         break;
     }
-    write_hdf5(comm, o, rows, input);
+    if (o.input.renumber) write_node_names(comm, ids, names);
   });
   const std::string note = input.note();
   if (!note.empty()) monitor.message(MessageKind::kInfo, "  note: " + note);

@@ -10,6 +10,7 @@
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/attributes.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/graph/renumber.hpp"
 #include "lsgl/io/output_format.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
@@ -301,12 +302,20 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
 std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt,
                                         Monitor& monitor) {
   validate(comm, opt);
-  check_distinct_files(comm, {{"--graph", opt.graph}}, {{"--output", opt.output}});
+  // With --renumber the output's node ids are positions in OUTPUT.ids.
+  const bool ids = opt.input.renumber && !opt.output.empty();
+  const std::string ids_path = node_ids_path(opt.output);
+  check_distinct_files(comm, {{"--graph", opt.graph}},
+                       ids ? std::vector<FileArg>{{"--output", opt.output},
+                                                  {"--output's id map", ids_path}}
+                           : std::vector<FileArg>{{"--output", opt.output}});
   if (!opt.output.empty()) check_writable(comm, opt.output);
+  if (ids) check_writable(comm, ids_path);
   GraphInputReport input;
   dpcd::FixedPointGraph g;
+  std::vector<std::string> names;
   const double t_read = timed_phase(comm, "read", monitor, [&] {
-    LocalCsr rows = read_graph_input(comm, opt.graph, opt.input, &input);
+    LocalCsr rows = read_graph_input(comm, opt.graph, opt.input, &input, &names);
     g = dpcd::make_fixed_point(comm, std::move(rows));
   });
   monitor.message(MessageKind::kInfo,
@@ -334,6 +343,7 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
             write_members(comm, o, s);
           else
             write_hdf5(comm, o, s);
+          if (ids) write_node_names(comm, ids_path, names);
         });
       }
       monitor.message(MessageKind::kSummary, summary_line(o, s));

@@ -12,6 +12,7 @@
 #include "lsgl/io/attributes.hpp"
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/h5.hpp"
+#include "lsgl/graph/renumber.hpp"
 #include "lsgl/io/output_format.hpp"
 #include "lsgl/util/atomic_file.hpp"
 #include "lsgl/util/error.hpp"
@@ -51,9 +52,15 @@ void validate(MPI_Comm comm, const EvalOptions& o) {
   collective_check(comm, o.known.empty() || !o.labels.empty(), "--known needs --labels");
   collective_check(comm, o.predictions.empty() || !o.labels.empty(),
                    "--predictions needs --labels");
+  collective_check(comm, !o.input.renumber || o.labels.empty(),
+                   "--labels are by node position, which --renumber assigns: number the graph "
+                   "first with `lsgl convert --renumber --graph G --output g.h5` and order the "
+                   "labels as g.h5.ids lists the nodes");
+  const std::string ids = o.input.renumber && !o.embedding.empty() ? node_ids_path(o.embedding)
+                                                                   : std::string();
   check_distinct_files(comm, {{"--graph", o.graph}, {"--labels", o.labels}, {"--known", o.known}},
                        {{"--json", o.json}, {"--embedding", o.embedding},
-                        {"--predictions", o.predictions}});
+                        {"--predictions", o.predictions}, {"--embedding's id map", ids}});
 }
 
 // Collective. The known nodes of label propagation, per local row: the --known mask, or the
@@ -117,6 +124,7 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
   if (!o.embedding.empty()) {
     collectively(comm, [&] { output_format("--embedding", o.embedding, {OutputFormat::kHdf5}); });
     check_writable(comm, o.embedding);
+    if (o.input.renumber) check_writable(comm, node_ids_path(o.embedding));
   }
   EvalReport r;
   r.graph = o.graph;
@@ -124,10 +132,11 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
   r.lp_params = o.lp;
 
   LocalCsr m;
+  std::vector<std::string> names;  // with --renumber
   NodeLabels labels;
   std::unique_ptr<CsrGhosts> ghosts;
   timed_phase(comm, "read", monitor, r, [&] {
-    m = read_graph_input(comm, o.graph, o.input, &r.input);
+    m = read_graph_input(comm, o.graph, o.input, &r.input, &names);
     if (!o.labels.empty())
       labels = read_node_labels(comm, o.labels, o.labels_dataset, m.n, m.begin, m.local_rows(),
                                 o.max_classes);
@@ -178,6 +187,7 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
       write_embedding(comm, o.embedding, e, m, o.graph, o.embedding_params.kind,
                       provenance_attributes(comm, o.command_line, o.configuration,
                                             {{"input", o.graph}}));
+      if (o.input.renumber) write_node_names(comm, node_ids_path(o.embedding), names);
       r.eigenvalues = e.values;
       r.eigen_residuals = e.residuals;
       r.eigen_solver = e.solver;

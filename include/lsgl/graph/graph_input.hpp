@@ -6,8 +6,10 @@
 //  - hdf5:     our graph file (/graph/indptr, /graph/indices, /graph/data; the output of
 //              `lsgl learn` or `lsgl generate --kind powerlaw-graph`). Each rank reads its rows.
 //  - edgelist: SNAP style text, one edge per line "u v" or "u v w" (whitespace or commas
-//              between fields), lines starting with '#' or '%' are comments. Node ids are used
-//              as given (0-based); n = largest id + 1. Optionally gzip-compressed.
+//              between fields), lines starting with '#' or '%' are comments, a first line
+//              such as "source,target,weight" is a header (skipped). Node ids are used as given
+//              (0-based; n = largest id + 1) or, with `renumber`, are names numbered densely.
+//              Optionally gzip-compressed.
 //  - mtx:      Matrix Market coordinate format (real, integer or pattern; general or
 //              symmetric), 1-based indices; node id = index - 1. Optionally gzip-compressed.
 // The format is detected from the file's first bytes (HDF5 signature, gzip magic, a first line
@@ -30,6 +32,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "lsgl/graph/local_csr.hpp"
 #include "lsgl/graph/symmetrize.hpp"
@@ -54,10 +57,15 @@ struct GraphInputOptions {
   GraphFormat format = GraphFormat::kAuto;
   DuplicateRule duplicates = DuplicateRule::kSum;
   SymmetryPolicy symmetry = SymmetryPolicy::kSymmetrise;
+  // Edge lists: ids are names (any text without blanks or commas), numbered 0..n-1 in order of
+  // first appearance in the file (renumber.hpp); refused for the other formats.
+  bool renumber = false;
 };
 
-// Collective. Reads `path` (see above). `report` may be null.
+// Collective. Reads `path` (see above). `report` may be null; with opt.renumber, `node_names`
+// (if not null) gets the names of this rank's rows (node_names[i]: row rows.begin + i).
 LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInputOptions& opt,
-                          GraphInputReport* report);
+                          GraphInputReport* report,
+                          std::vector<std::string>* node_names = nullptr);
 
 }  // namespace lsgl

@@ -37,6 +37,8 @@ struct GraphInputReport {
   std::int64_t edges = 0;            // undirected edges of the result
   bool declared_symmetric = false;   // Matrix Market "symmetric" (one triangle stored)
   bool weighted = false;             // some weight differs from 1
+  bool header = false;               // edge list: a header line was skipped
+  bool renumbered = false;           // edge list: names numbered densely (--renumber)
   bool symmetric() const { return one_direction == 0 && unequal == 0; }
   // One line about asymmetry, self-loops and duplicates; empty when there is nothing to say.
   std::string note() const;
