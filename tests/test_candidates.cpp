@@ -125,7 +125,8 @@ TEST(Candidates, SmallBlocksAllEngines) {
   const Data data = gauss_data(13, 3);
   const std::vector<float> all = data.all();
   const LocalRows rows = data.block(MPI_COMM_WORLD);
-  for (const lsgl::AnnEngine engine : {lsgl::AnnEngine::kExact, lsgl::AnnEngine::kVoronoi, lsgl::AnnEngine::kFlann, lsgl::AnnEngine::kHnsw}) {
+  for (const lsgl::AnnEngine engine : {lsgl::AnnEngine::kExact, lsgl::AnnEngine::kVoronoi,
+                                       lsgl::AnnEngine::kFlann, lsgl::AnnEngine::kHnsw}) {
     for (int threads : {1, 2}) {
       AnnParams p;
       p.engine = engine;
@@ -134,7 +135,8 @@ TEST(Candidates, SmallBlocksAllEngines) {
       for (int m : {1, 5, 12}) {
         const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
         expect_valid(data, all, rows, c, m);
-        if (m == 12 || p.engine == lsgl::AnnEngine::kExact || p.engine == lsgl::AnnEngine::kVoronoi) {
+        if (m == 12 || p.engine == lsgl::AnnEngine::kExact ||
+            p.engine == lsgl::AnnEngine::kVoronoi) {
           expect_exact(data, all, rows, c, m);
         }
       }
@@ -143,8 +145,8 @@ TEST(Candidates, SmallBlocksAllEngines) {
 }
 
 // The brute-force lists of the local rows.
-std::vector<List> exact_lists(const Data& data, const std::vector<float>& all, const LocalRows& rows,
-                              int m) {
+std::vector<List> exact_lists(const Data& data, const std::vector<float>& all,
+                              const LocalRows& rows, int m) {
   std::vector<List> exact(static_cast<std::size_t>(rows.local_rows()));
   for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
     exact[i] = brute_force(data, all, rows.begin + i, m);
@@ -224,7 +226,8 @@ TEST(Candidates, CollectiveErrors) {
   const Data data = gauss_data(10, 3);
   const LocalRows rows = data.block(MPI_COMM_WORLD);
   AnnParams p;
-  for (const lsgl::AnnEngine engine : {lsgl::AnnEngine::kExact, lsgl::AnnEngine::kVoronoi, lsgl::AnnEngine::kHnsw, lsgl::AnnEngine::kFlann}) {
+  for (const lsgl::AnnEngine engine : {lsgl::AnnEngine::kExact, lsgl::AnnEngine::kVoronoi,
+                                       lsgl::AnnEngine::kHnsw, lsgl::AnnEngine::kFlann}) {
     p.engine = engine;
     try {
       lsgl::find_candidates(MPI_COMM_WORLD, rows, 10, p);
@@ -253,7 +256,8 @@ Data dominant_cluster_data(std::int64_t n) {
   return {n, 8, [](std::int64_t g, float* row) {
             const bool blob = g % 2 == 0;
             for (int j = 0; j < 8; ++j) {
-              row[j] = static_cast<float>(blob ? 0.01 * normal(21, g, j) : 20 * unit(22, g, j) - 10);
+              row[j] =
+                  static_cast<float>(blob ? 0.01 * normal(21, g, j) : 20 * unit(22, g, j) - 10);
             }
           }};
 }
@@ -376,7 +380,8 @@ TEST(Candidates, PartitionRouteRecallOfDefaults) {
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
     expect_valid(data, all, rows, c, m);
     const double recall = own_recall(c, exact, m) / (static_cast<double>(data.n) * m);
-    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) std::printf("%s partition: recall %.4f\n", lsgl::name_of(engine), recall);
+    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0)
+      std::printf("%s partition: recall %.4f\n", lsgl::name_of(engine), recall);
     EXPECT_GE(recall, 0.99) << lsgl::name_of(engine);
   }
 }
@@ -400,7 +405,8 @@ TEST(Candidates, HnswRecallOnGridOrderedManifold) {
     p.route = route;
     const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
     const double recall = own_recall(c, exact, m) / (static_cast<double>(data.n) * m);
-    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0) std::printf("hnsw %s grid: recall %.4f\n", lsgl::name_of(route), recall);
+    if (lsgl::comm_rank(MPI_COMM_WORLD) == 0)
+      std::printf("hnsw %s grid: recall %.4f\n", lsgl::name_of(route), recall);
     EXPECT_GE(recall, 0.995) << lsgl::name_of(route);
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -61,7 +61,8 @@ Detected detect(MPI_Comm comm, const std::string& path, GraphFormat format) {
       if (message.empty() && d.kind != GraphFormat::kHdf5 && d.head.hdf5)
         message = "'" + path + "' is an HDF5 file, not a text graph";
       d.gz = d.head.gz;
-      if (message.empty() && d.kind != GraphFormat::kHdf5) message = not_a_text_graph(path, d.head.text);
+      if (message.empty() && d.kind != GraphFormat::kHdf5)
+        message = not_a_text_graph(path, d.head.text);
     }
   }
   collective_check(comm, message.empty(), message);
