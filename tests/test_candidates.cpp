@@ -222,6 +222,38 @@ TEST(Candidates, EstimateRecallOfExactListsIsOne) {
   EXPECT_GE(r, 11.0 / 12.0 - 1e-12);
 }
 
+// Far from the origin the float expansion |q|^2 + |x|^2 - 2 q.x that ranks the reference lists
+// misorders near neighbours (4-d rows at 30 + 0.1 N(0, 1)); estimate_recall re-ranks a margin of
+// them exactly. Lists with each row's m-th neighbour replaced by its (m+1)-th score what a
+// double-precision brute force says: a reference that lost a true neighbour would count the
+// replacement as a hit.
+TEST(Candidates, EstimateRecallIsExactFarFromTheOrigin) {
+  const Data data{300, 4, [](std::int64_t g, float* row) {
+                    for (int j = 0; j < 4; ++j)
+                      row[j] = static_cast<float>(30.0 + 0.1 * normal(31, g, j));
+                  }};
+  const std::vector<float> all = data.all();
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  const int m = 12;
+  Candidates c;
+  c.begin = rows.begin;
+  c.m = m;
+  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
+    List l = brute_force(data, all, rows.begin + i, m + 1);
+    l.erase(l.begin() + (m - 1));
+    for (const auto& [dist, j] : l) c.idx.push_back(j), c.dist.push_back(dist);
+  }
+  std::int64_t hits = 0;  // the rule of estimate_recall: listed, or within the m-th distance
+  for (std::int64_t g = 0; g < data.n; ++g) {
+    const List truth = brute_force(data, all, g, m + 1);
+    hits += m - 1;
+    if (truth[m].first <= truth[m - 1].first) ++hits;
+  }
+  const double expected = static_cast<double>(hits) / static_cast<double>(data.n * m);
+  ASSERT_LT(expected, 1.0);
+  EXPECT_NEAR(lsgl::estimate_recall(MPI_COMM_WORLD, rows, c, 1000, 9), expected, 1e-12);
+}
+
 TEST(Candidates, CollectiveErrors) {
   const Data data = gauss_data(10, 3);
   const LocalRows rows = data.block(MPI_COMM_WORLD);
