@@ -198,7 +198,7 @@ def copy_tree(work):
     if os.path.exists(src):
         shutil.rmtree(src)
     os.makedirs(src)
-    for name in ("CMakeLists.txt", "src", "include", "tests"):
+    for name in ("CMakeLists.txt", "src", "include", "tests", "python"):
         path = os.path.join(HERE, name)
         (shutil.copytree if os.path.isdir(path) else shutil.copy)(path, os.path.join(src, name))
     return src
