@@ -54,6 +54,12 @@ for model in ("log", "knn"):
         diff = np.max(np.abs(W.data - W1.data)) if same_pattern else np.inf
         ok, detail = same_pattern and diff <= 1e-12, f"max |diff| {diff}"
     check(f"{model}: the graph of one process (1e-12)", ok, detail)
+    ok, detail = True, ""
+    if rank == 0:  # the gathered rows form a symmetric graph with positive weights, no loops
+        asym = abs(W - W.T).max() if W.nnz else np.inf
+        ok = W.nnz > 0 and asym == 0 and W.data.min() > 0 and W.diagonal().max() == 0
+        detail = f"nnz {W.nnz}, max |W - W^T| {asym}"
+    check(f"{model}: symmetric, positive, no self loops", ok, detail)
 
 t = lsgl.theta(X[begin:end], 6, ann="exact", comm=comm)["theta"]
 t1 = lsgl.theta(X, 6, ann="exact")["theta"]
