@@ -20,7 +20,8 @@ struct OwnedEdge {
 };
 
 // Local. The received pairs as (anchor, other) per edge, grouped by anchor and sorted by
-// (other, z) within each anchor, repeats of a pair merged (the first in (b, z) order kept);
+// (other, z) within each anchor, repeats of a pair merged (the first in (b, z) order kept, with
+// the sum of the repeats' values);
 // returns the CSR offsets of the anchors lo..lo + nl - 1 into `own`. `mine` is emptied. A
 // counting sort by anchor and a sort of each anchor's few edges: linear in the edges (one sort
 // of all of them cost 26 passes over memory at 10^7 nodes), same result as sorting by
@@ -50,7 +51,10 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
     std::sort(first, last, by_other);
     ptr[r] = kept;
     for (auto it = first; it != last; ++it)
-      if (it == first || it->b != (it - 1)->b) own[kept++] = *it;
+      if (it == first || it->b != (it - 1)->b)
+        own[kept++] = *it;
+      else
+        own[kept - 1].value += it->value;
   }
   ptr[nl] = kept;
   own.resize(kept);
@@ -213,17 +217,18 @@ void GhostedNodeVector::reverse_add() {
   std::fill(local_form_ + local_size, local_form_ + slots_, 0.0);
 }
 
-EdgeSet EdgeSet::from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand) {
+EdgeSet EdgeSet::from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand,
+                                 std::vector<double>* listings) {
   std::vector<EdgeEntry> pairs;
   pairs.reserve(cand.idx.size());
   for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
     const std::int64_t u = cand.begin + r;
     for (int c = 0; c < cand.m; ++c) {
       const std::int64_t v = cand.idx[r * cand.m + c];
-      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c]});
+      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c], 1.0});
     }
   }
-  return from_pairs(comm, n, std::move(pairs));
+  return from_pairs(comm, n, std::move(pairs), listings);
 }
 
 EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs,

@@ -63,11 +63,13 @@ class GhostedNodeVector {
 class EdgeSet {
  public:
   // Collective. The union of every node's candidate list, each pair once (built from the
-  // lists, not from distances: duplicate points at distance 0 stay).
-  static EdgeSet from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand);
+  // lists, not from distances: duplicate points at distance 0 stay). With `listings`, how many
+  // of the edge's two nodes list the other (1 or 2), per local edge in edge order.
+  static EdgeSet from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand,
+                                 std::vector<double>* listings = nullptr);
   // Collective. From pairs given on any rank (i != j; duplicates and (j, i) repeats merged,
-  // the first in (i, j, z) order kept). With `values`, returns each local edge's carried value
-  // in edge order.
+  // the first in (i, j, z) order kept, their values summed). With `values`, returns each local
+  // edge's carried value (that sum) in edge order.
   static EdgeSet from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs,
                             std::vector<double>* values = nullptr);
 
