@@ -337,7 +337,7 @@ void prepare_phase(LearnRun& run, const Candidates& cand) {
             ? EdgeSet::from_candidates(run.comm, run.data.n, cand, listings)
             : EdgeSet::from_pairs(run.comm, run.data.n,
                                   renumbered_pairs(run.comm, run.data.n, cand, run.order),
-                                  listings));
+                                  listings, RepeatValues::kSum));
     run.model->prepare(cand);
   });
   if (!run.o.candidates.empty()) {
