@@ -182,6 +182,9 @@ lsgl::LearnOptions learn_options(MPI_Comm comm, const py::dict& kw) {
     o.ann.engine = parse_choice<lsgl::AnnEngine>("ann", kw["ann"].cast<std::string>());
     o.support = parse_choice<lsgl::Support>("support", kw["support"].cast<std::string>());
     o.solver.solver = parse_choice<lsgl::SolverKind>("solver", kw["solver"].cast<std::string>());
+    o.knn_mode = parse_choice<lsgl::KnnMode>("knn_mode", kw["knn_mode"].cast<std::string>());
+    o.knn_weights =
+        parse_choice<lsgl::KnnWeights>("knn_weights", kw["knn_weights"].cast<std::string>());
     o.k = kw["k"].cast<int>();
     o.r = kw["r"].cast<double>();
     o.theta = kw["theta"].cast<double>();
@@ -219,11 +222,14 @@ py::dict summary_dict(const lsgl::LearnSummary& s, const PyMonitor& monitor) {
   return d;
 }
 
-// lsgl.learn's native call: (indptr, indices, data, n, begin, graph attributes, summary).
+// lsgl.learn's native call: (indptr, indices, data, n, begin, graph attributes, summary,
+// distances): distances aligned with data (metric_distance of each edge), or None without
+// kw["distances"].
 py::tuple learn(const py::array_t<float, py::array::c_style>& x, const py::dict& kw,
                 std::optional<int> comm_handle, py::object report, int progress_every) {
   MPI_Comm comm = comm_of(comm_handle);
-  const lsgl::LearnOptions o = learn_options(comm, kw);
+  lsgl::LearnOptions o = learn_options(comm, kw);
+  o.distances = kw["distances"].cast<bool>();
   PyMonitor monitor(comm, std::move(report), progress_every);
   lsgl::LearnedGraph graph;
   const lsgl::LearnSummary s = lsgl::learn_rows(comm, o, local_rows(comm, x), graph, monitor);
@@ -232,9 +238,11 @@ py::tuple learn(const py::array_t<float, py::array::c_style>& x, const py::dict&
     throw py::error_already_set();
   }
   lsgl::LocalCsr& m = graph.rows;
+  py::object distances = py::none();
+  if (o.distances) distances = owning_array(std::move(graph.distances.values));
   return py::make_tuple(owning_array(std::move(m.indptr)), owning_array(std::move(m.indices)),
                         owning_array(std::move(m.data)), m.n, m.begin,
-                        attributes_dict(graph.attributes), summary_dict(s, monitor));
+                        attributes_dict(graph.attributes), summary_dict(s, monitor), distances);
 }
 
 py::dict theta(const py::array_t<float, py::array::c_style>& x, const py::dict& kw,

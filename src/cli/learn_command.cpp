@@ -25,6 +25,7 @@ struct Choices {
   std::string metric, engine, route, distance;  // lsgl learn and lsgl theta
   std::string dims, shortlist;                  // --ann-dims, --ann-shortlist: auto or a count
   std::string model, order, support, solver;    // lsgl learn only
+  std::string knn_mode, knn_weights;            // lsgl learn --model knn
 };
 
 void add_data_options(po::options_description& d, LearnOptions& o, Choices& c) {
@@ -133,6 +134,8 @@ void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o)
     o.order = parse_choice<NodeOrder>("order", c.order);
     o.support = parse_choice<Support>("support", c.support);
     o.solver.solver = parse_choice<SolverKind>("solver", c.solver);
+    o.knn_mode = parse_choice<KnnMode>("knn-mode", c.knn_mode);
+    o.knn_weights = parse_choice<KnnWeights>("knn-weights", c.knn_weights);
   });
   o.ann.project_dims = ann_count(comm, "ann-dims", c.dims);
   o.ann.shortlist = ann_count(comm, "ann-shortlist", c.shortlist);
@@ -142,7 +145,8 @@ void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o)
 // Collective. --json is an output: distinct from the inputs and --output, writable.
 void check_json_output(MPI_Comm comm, const LearnOptions& o, const std::string& json) {
   check_distinct_files(comm, {{"--input", o.input}, {"--candidates", o.candidates}},
-                       {{"--output", o.output}, {"--json", json}});
+                       {{"--output", o.output}, {"--json", json},
+                        {"--write-anndata", o.anndata_in_place ? "" : o.anndata_output}});
   check_writable(comm, json);
 }
 
@@ -150,6 +154,7 @@ void check_json_output(MPI_Comm comm, const LearnOptions& o, const std::string& 
 struct LearnArgs {
   int progress_every = 50;
   bool quiet = false;
+  bool no_distances = false;
   std::string json;
 };
 
@@ -160,6 +165,19 @@ void add_model_options(po::options_description& d, LearnOptions& o, Choices& c, 
       ("output", po::value(&o.output),
        "output graph file, format from the name: .h5 (lsgl's graph with its attributes), .npz "
        "(scipy), .mtx, .txt/.edges/.tsv (edge list); written atomically")
+      ("no-distances", po::bool_switch(&a.no_distances),
+       "do not store each edge's distance (.h5: /graph/distances, aligned with /graph/data; "
+       "euclidean: ||x_i - x_j||, cosine: 1 - cos)")
+      ("write-anndata", po::value(&o.anndata_output),
+       "also write a copy of the AnnData --input (.h5ad) with the graph as scanpy's "
+       "pp.neighbors leaves it: obsp connectivities (the weights) and distances, uns neighbors "
+       "(the parameters); --output may then be left out")
+      ("anndata-key", po::value(&o.anndata_key),
+       "--write-anndata: scanpy's key_added (uns KEY, obsp KEY_connectivities and "
+       "KEY_distances; default: neighbors, connectivities, distances)")
+      ("anndata-in-place", po::bool_switch(&o.anndata_in_place),
+       "allow --write-anndata to name the --input file: the graph is added to the input "
+       "itself (replaced atomically)")
       ("model", po::value(&c.model)->default_value("log"),
        "log: the log model ([KP19] eq. 5), theta from --k; l2: the l2-degree model ([KP19] eq. 4), "
        "alpha searched for --k; soft, hard: Daitch et al. 2009 ([KP19] eq. 23, 22), degree not "
@@ -179,6 +197,11 @@ void add_model_options(po::options_description& d, LearnOptions& o, Choices& c, 
       ("beta", po::value(&o.beta)->default_value(0.0), "log: see --alpha")
       ("sigma", po::value(&o.sigma)->default_value(0.0),
        "knn: kernel width (0: sigma^2 = mean squared distance to the k-th neighbour)")
+      ("knn-mode", po::value(&c.knn_mode)->default_value("union"),
+       "knn: union (an edge where either node is among the other's k nearest) or mutual (where "
+       "each is among the other's k nearest)")
+      ("knn-weights", po::value(&c.knn_weights)->default_value("gaussian"),
+       "knn: gaussian (exp(-Z/sigma^2)) or binary (every edge 1: 0/1 connectivity)")
       ("mu", po::value(&o.mu)->default_value(0.0),
        "soft: weight of the degree penalty (0: the mean squared feature distance over the "
        "allowed edges, so the model does not depend on the data's scale)")
@@ -262,6 +285,7 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                    "--progress-every, --checkpoint-every and --recall-sample must be >= 0");
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
+  o.distances = !a.no_distances;
   if (!a.json.empty()) check_json_output(comm, o, a.json);
   install_interrupt_handlers();
   const auto monitor = make_printing_monitor(

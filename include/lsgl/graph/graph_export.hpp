@@ -34,9 +34,10 @@ void write_graph_npz(MPI_Comm comm, const std::string& path, const LocalCsr& m);
 OutputFormat graph_output_format(const std::string& option, const std::string& path);
 
 // Collective. Writes `m` in the format `path` asks for (graph_output_format): HDF5 through
-// write_graph with the attributes, the other formats through the writers above (which keep the
-// matrix only: the attributes are lost, as in `lsgl convert`).
+// write_graph with the attributes and the distances, the other formats through the writers above
+// (which keep the matrix only: the attributes and distances are lost, as in `lsgl convert`).
 void write_graph_file(MPI_Comm comm, const std::string& path, const LocalCsr& m,
-                      const Attributes& graph_attrs, const Attributes& file_attrs);
+                      const Attributes& graph_attrs, const Attributes& file_attrs,
+                      const EdgeDistances* distances = nullptr);
 
 }  // namespace lsgl
