@@ -289,7 +289,8 @@ TEST(Projected, ListsAreTheirDefinitionOnAnyRankCount) {
 // for every held row, with the plan's probes and with every cell probed (every rank visited), in
 // rounds of a few queries. On more than one rank the other ranks keep only rows within the k-th
 // distance the query's rank sends (it must skip some here, or the test would not reach it); a
-// bound too tight would drop rows of the definition (ties by index: the grid).
+// bound too tight drops rows of the definition (0.9 times the distance: red at 2 and 3 ranks;
+// one ulp below it is not caught: no row here ties the bound on another rank).
 TEST(Projected, ShortlistsWithTheHomeBoundAreTheirDefinition) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
