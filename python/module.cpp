@@ -259,8 +259,8 @@ py::dict theta(const py::array_t<float, py::array::c_style>& x, const py::dict& 
   return d;
 }
 
-// Collective. Any graph file the commands read (HDF5, Matrix Market, edge list; the format from
-// the file's first bytes), with the commands' defaults: repeats summed, one-sided edges mirrored.
+// Collective. Any graph file the commands read (HDF5, Matrix Market, edge list, .npz; the format
+// from the file's first bytes), with the commands' defaults: repeats summed, one-sided edges mirrored.
 py::tuple read_graph(const std::string& path, std::optional<int> comm_handle) {
   return csr_tuple(lsgl::read_graph_input(comm_of(comm_handle), path, {}, nullptr));
 }

@@ -169,8 +169,8 @@ def neighbors(adata, k=10, use_rep="X_pca", key_added=None, **options):
 
 
 def read_graph(path, comm=None):
-    """The graph of a graph file the commands read (lsgl's HDF5, Matrix Market, edge list; the
-    format from the file's first bytes) as a csr_array (with comm: this rank's rows)."""
+    """The graph of a graph file the commands read (lsgl's HDF5, Matrix Market, edge list,
+    scipy's .npz; the format from the file's first bytes) as a csr_array (with comm: this rank's rows)."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: '{path}'")
@@ -180,7 +180,8 @@ def read_graph(path, comm=None):
 def write_graph(path, W, comm=None):
     """Writes W (scipy sparse, symmetric, non-negative; with comm: this rank's rows of the block
     partition) in the format the name asks for (.h5/.hdf5, .npz, .mtx, or an edge list: .txt,
-    .edges, .edgelist, .tsv; any other name raises ValueError before any work); written to a
+    .edges, .edgelist, .tsv; .mtx and edge lists also gzipped with .gz; any other name raises
+    ValueError before any work); written to a
     temporary name, then renamed. Self loops and stored zeros are dropped."""
     holder = []
 

@@ -45,7 +45,7 @@ const char* kHashUsage =
 
 // The train command's options as typed, before they are parsed.
 struct TrainArgs {
-  std::string metric, loss, solver, features, thresholds;
+  std::string metric, loss, solver, features, thresholds, input_format;
   std::int64_t seed = 1;
   bool quiet = false;
 };
@@ -53,8 +53,10 @@ struct TrainArgs {
 // The training data and the model file: --input ... --output.
 void add_train_data_options(po::options_description& desc, HashTrainOptions& o, TrainArgs& a) {
   desc.add_options()
-      ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy or IDX(.gz); one "
-       "sample per row")
+      ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy, CSV/TSV text or "
+       "IDX (all but HDF5 may be .gz); one sample per row")
+      ("input-format", po::value(&a.input_format)->default_value("auto"),
+       "format of --input: auto (from the name), hdf5, npy, idx or csv")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
       ("metric", po::value(&a.metric)->default_value(to_string(o.metric)),
        "euclidean, or cosine: rows scaled to unit norm before training (stored in the model; "
@@ -130,6 +132,7 @@ void add_train_options(po::options_description& desc, HashTrainOptions& o, Train
 void apply_train_args(const TrainArgs& a, const Parsed& p, HashTrainOptions& o) {
   hash::TrainOptions& t = o.train;
   o.metric = parse_choice<Metric>("metric", a.metric);
+  o.input_format = parse_choice<DataFormat>("input-format", a.input_format);
   t.loss = parse_choice<hash::Loss>("loss", a.loss);
   t.solver = parse_choice<hash::BSolver>("solver", a.solver);
   t.features = a.features.empty()
@@ -173,11 +176,14 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
 int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
   HashEncodeOptions o;
   std::int64_t seed = 1;
+  std::string input_format;
   bool quiet = false;
   po::options_description desc("lsgl hash encode options");
   desc.add_options()
       ("model", po::value(&o.model), "model file written by 'lsgl hash train'")
       ("input", po::value(&o.input), "data to encode (same formats and columns as training)")
+      ("input-format", po::value(&input_format)->default_value("auto"),
+       "format of --input: auto (from the name), hdf5, npy, idx or csv")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
       ("labels", po::value(&o.labels), "their labels (stored with the codes, needed by eval)")
       ("labels-dataset", po::value(&o.labels_dataset)->default_value(o.labels_dataset),
@@ -200,6 +206,9 @@ int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::strin
   collective_check(comm, p.vm.count("model") > 0 && p.vm.count("input") > 0,
                    "--model and --input are required");
   collective_check(comm, seed >= 0, "--seed must be >= 0");
+  lsgl::collectively(comm, [&] {
+    o.input_format = parse_choice<DataFormat>("input-format", input_format);
+  });
   o.seed = static_cast<std::uint64_t>(seed);
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);

@@ -23,6 +23,7 @@ namespace {
 // The options that name a choice, as given; parsed by choices() once the command line is read.
 struct Choices {
   std::string metric, engine, route, distance;  // lsgl learn and lsgl theta
+  std::string input_format;                     // lsgl learn and lsgl theta
   std::string dims, shortlist;                  // --ann-dims, --ann-shortlist: auto or a count
   std::string model, order, support, solver;    // lsgl learn only
   std::string knn_mode, knn_weights;            // lsgl learn --model knn
@@ -32,7 +33,10 @@ void add_data_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
       ("input", po::value(&o.input),
        "data matrix, one row per node: HDF5 (.h5 or AnnData .h5ad, with --dataset), NumPy "
-       "(.npy, float32/64, C order) or IDX/IDX.gz (MNIST family, pixels scaled to [0,1])")
+       "(.npy, float32/64, C order), CSV/TSV text (.csv/.tsv/.txt, header line optional) or "
+       "IDX (MNIST family, pixels scaled to [0,1]); all but HDF5 may be gzipped (.gz)")
+      ("input-format", po::value(&c.input_format)->default_value("auto"),
+       "format of --input: auto (from the name), hdf5, npy, idx or csv (CSV, TSV or blanks)")
       ("dataset", po::value(&o.dataset)->default_value("/X"),
        "HDF5 dataset holding the matrix (an AnnData .h5ad embedding: /obsm/X_pca)")
       ("metric", po::value(&c.metric)->default_value("euclidean"),
@@ -106,7 +110,8 @@ void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
       ("candidates", po::value(&o.candidates),
        "read each node's neighbour lists from this HDF5 file instead of searching: ids and "
        "distances n x m (pynndescent, faiss, hnswlib; -1 padding, self entries and repeats "
-       "dropped) or a sparse distance matrix in the /graph CSR layout")
+       "dropped), a sparse distance matrix in the /graph CSR layout, or a scipy csr .npz "
+       "(kneighbors_graph(mode='distance'): --candidates-distance euclidean)")
       ("candidates-indices", po::value(&o.candidates_file.indices)->default_value("/indices"),
        "--candidates: the dataset of neighbour ids (n x m, 0-based)")
       ("candidates-distances",
@@ -126,6 +131,7 @@ void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
 void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o) {
   lsgl::collectively(comm, [&] {
     o.metric = parse_choice<Metric>("metric", c.metric);
+    o.input_format = parse_choice<DataFormat>("input-format", c.input_format);
     o.ann.engine = parse_choice<AnnEngine>("ann", c.engine);
     o.ann.route = parse_choice<AnnRoute>("ann-route", c.route);
     o.candidates_file.distance = parse_choice<CandidateDistance>("candidates-distance", c.distance);

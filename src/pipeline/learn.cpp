@@ -217,7 +217,7 @@ void start(LearnRun& run) {
 void read_phase(LearnRun& run) {
   run.s.t_read = timed_phase(run.comm, "read", run.monitor, [&] {
     if (run.io.reads_input)
-      run.data = read_dataset(run.comm, run.o.input, run.o.dataset);
+      run.data = read_dataset(run.comm, run.o.input, run.o.dataset, run.o.input_format);
     else
       check_finite_rows(run.comm, run.data, "the data");
     apply_metric(run.comm, run.data, run.o.metric);

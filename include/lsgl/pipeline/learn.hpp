@@ -41,6 +41,7 @@ struct LearnOptions {
   int project_dim = 0;   // hard, soft: project the features to this many dimensions (0: keep)
   std::string input;
   std::string dataset = "/X";
+  DataFormat input_format = DataFormat::kAuto;  // --input-format (auto: from the name)
   Metric metric = Metric::kEuclidean;  // cosine: rows scaled to unit norm first
   // --candidates: neighbour lists read from this file instead of searched (max_m is set to the
   // candidates per node of the model).
