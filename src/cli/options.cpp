@@ -2,12 +2,13 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -17,12 +18,6 @@
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl::cli {
-
-void add_common_options(po::options_description& desc) {
-  desc.add_options()("help", "show this help and exit")(
-      "config", po::value<std::string>(),
-      "INI-style file of 'option = value' lines (the command line overrides it)");
-}
 
 namespace {
 
@@ -39,7 +34,7 @@ void store_config_file(const std::string& file, const po::options_description& d
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw std::runtime_error("cannot read config file '" + file + "'");
-  po::store(parse_config_text(text.str(), desc), vm);
+  store_config_text(text.str(), file, desc, vm);
 }
 
 // Every floating-point option must be a finite number (Boost reads "inf" and "nan").
@@ -68,22 +63,63 @@ void check_config_not_an_output(const po::variables_map& vm) {
   }
 }
 
+
+// The words Boost reads as a flag's value.
+bool is_flag_value(std::string w) {
+  for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* v : {"true", "false", "yes", "no", "on", "off", "1", "0"})
+    if (w == v) return true;
+  return false;
+}
+
+// `--flag true|false` -> `--flag=...` and `--help GROUP` -> `--help=GROUP` (Boost takes an
+// optional value only after '=').
+std::vector<std::string> join_optional_values(const std::vector<std::string>& args,
+                                              const po::options_description& desc) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& w = args[i];
+    const bool has_next = i + 1 < args.size();
+    const auto* o = w.rfind("--", 0) == 0 && w.find('=') == std::string::npos
+                        ? desc.find_nothrow(w.substr(2), false)
+                        : nullptr;
+    const bool joins =
+        o && has_next &&
+        ((o->long_name() == "help" && args[i + 1].rfind('-', 0) != 0) ||
+         (dynamic_cast<const po::typed_value<bool>*>(o->semantic().get()) &&
+          is_flag_value(args[i + 1])));
+    out.push_back(joins ? w + "=" + args[++i] : w);
+  }
+  return out;
+}
+
+// Local. Throws for an unknown --option, with the nearest one as a suggestion.
+[[noreturn]] void refuse_unknown(const std::string& word, const po::options_description& desc) {
+  const std::string name = word.substr(2, word.find('=') - 2);
+  const std::string near = nearest_option(name, desc);
+  throw std::runtime_error("unknown option '" + word + "'" +
+                           (near.empty() ? "" : " (did you mean --" + near + "?)") +
+                           " (see --help)");
+}
+
 }  // namespace
 
-Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
-             const po::options_description& desc) {
+Parsed parse(MPI_Comm comm, const std::vector<std::string>& args, OptionGroups& groups) {
   Parsed p;
+  const po::options_description& desc = groups.all();
   lsgl::collectively(comm, [&] {
     namespace cls = po::command_line_style;
     const auto style = cls::unix_style & ~cls::allow_short & ~cls::allow_guessing;
-    po::parsed_options parsed =
-        po::command_line_parser(args).options(desc).style(style).allow_unregistered().run();
+    po::parsed_options parsed = po::command_line_parser(join_optional_values(args, desc))
+                                    .options(desc)
+                                    .style(style)
+                                    .allow_unregistered()
+                                    .run();
     // Leftovers: PETSc options start with a single '-'; a word after one is its value.
     const auto rest = po::collect_unrecognized(parsed.options, po::include_positional);
     bool after_petsc_option = false;
     for (const auto& w : rest) {
-      if (w.rfind("--", 0) == 0)
-        throw std::runtime_error("unknown option '" + w + "' (see --help)");
+      if (w.rfind("--", 0) == 0) refuse_unknown(w, desc);
       if (w.size() > 1 && w[0] == '-') {
         check_single_dash_option(w, desc);
         after_petsc_option = true;
@@ -96,6 +132,7 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
     po::store(parsed, p.vm);
     if (p.vm.count("config")) store_config_file(p.vm["config"].as<std::string>(), desc, p.vm);
     p.help = p.vm.count("help") > 0;
+    if (p.help) p.help_topic = p.vm["help"].as<std::string>();
     if (!p.help) po::notify(p.vm);
     check_finite(p.vm);
     check_config_not_an_output(p.vm);
@@ -133,10 +170,10 @@ std::string join_command_line(int argc, char** argv) {
   return s;
 }
 
-void print_help(MPI_Comm comm, const std::string& usage, const po::options_description& desc) {
-  if (comm_rank(comm) != 0) return;
-  std::cout << usage << "\n" << desc << "\n"
-            << "PETSc options (single dash, e.g. -log_view) are passed through to PETSc.\n";
+void print_help(MPI_Comm comm, OptionGroups& groups, const Parsed& p) {
+  std::string text;
+  lsgl::collectively(comm, [&] { text = groups.help_text(p.help_topic); });
+  if (comm_rank(comm) == 0) std::fputs(text.c_str(), stdout);
 }
 
 }  // namespace lsgl::cli
