@@ -205,21 +205,23 @@ def merged(*args):
 
 
 np.save(path("one.npy"), X[:1])
-for args, before, want in (
-        (("learn", "--input", data, "--k", 5000), "n = 600, d = 5",
+for name, args, before, want in (
+        ("learn --k 5000", ("learn", "--input", data, "--k", 5000), "n = 600, d = 5",
          "need more points than candidates per node: n = 600, round(r*k) = 15000 (r = 3, "
          "k = 5000): lower --k or --r"),
-        (("learn", "--input", data, "--k", 600, "--model", "knn"), "n = 600, d = 5",
-         "n = 600, k = 600: lower --k"),
-        (("learn", "--input", path("one.npy")), "n = 1, d = 5", "need at least 2 points"),
-        (("theta", "--input", data, "--r", 1), "n = 600, d = 5", "raise --r"),
-        (("learn", "--input", data, "--r", 1), "n = 600, d = 5", "raise --r")):
+        ("learn --model knn --k 600", ("learn", "--input", data, "--k", 600, "--model", "knn"),
+         "n = 600, d = 5", "n = 600, k = 600: lower --k"),
+        ("learn one row", ("learn", "--input", path("one.npy")), "n = 1, d = 5",
+         "need at least 2 points"),
+        ("learn --r 1", ("learn", "--input", data, "--r", 1), "n = 600, d = 5", "raise --r"),
+        ("theta --r 1", ("theta", "--input", data, "--r", 1), None, "raise --r")):
     r = merged(*args, "--output", path("e.h5")) if args[0] == "learn" else merged(*args)
     lines = r[1] if r else []
     at = [i for i, line in enumerate(lines) if line.startswith("lsgl: error")]
     prior = [i for i, line in enumerate(lines) if line.strip() == before]
-    check(f"{' '.join(map(str, args[2:]))}: the error after '{before}', saying '{want}'",
-          r is not None and r[0] != 0 and len(at) == 1 and prior and prior[0] < at[0]
-          and want in lines[at[0]], lines[:12])
+    after = before is None or bool(prior and at and prior[0] < at[0])
+    check(f"{name}: one error line{f' after {before!r}' if before else ''}, saying '{want}'",
+          r is not None and r[0] != 0 and len(at) == 1 and after and want in lines[at[0]],
+          lines[:12])
 
 T.finish()
