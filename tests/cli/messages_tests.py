@@ -194,11 +194,14 @@ for model, extra in (("soft", []), ("hard", []), ("l2", ["--alpha", 1])):
 
 # 10. An error comes after the output that preceded it (stdout and stderr in one stream), and
 # says which option to change.
-def merged(*args):
-    """lsgl ARGS on 2 ranks, stderr into stdout: (return code, lines), None on a hang."""
+def merged(*args, mpirun=True):
+    """lsgl ARGS on 2 ranks (or one process without mpirun, where stdout is a pipe, not
+    mpirun's terminal, so unflushed output would come last), stderr into stdout: (return code,
+    lines), None on a hang."""
+    command = T.command(*args, ranks=2) if mpirun else [T.lsgl, *map(str, args)]
     try:
-        p = subprocess.run(T.command(*args, ranks=2), stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=T.timeout)
+        p = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=T.timeout)
     except subprocess.TimeoutExpired:
         return None
     return p.returncode, p.stdout.splitlines()
@@ -214,8 +217,11 @@ for name, args, before, want in (
         ("learn one row", ("learn", "--input", path("one.npy")), "n = 1, d = 5",
          "need at least 2 points"),
         ("learn --r 1", ("learn", "--input", data, "--r", 1), "n = 600, d = 5", "raise --r"),
-        ("theta --r 1", ("theta", "--input", data, "--r", 1), None, "raise --r")):
-    r = merged(*args, "--output", path("e.h5")) if args[0] == "learn" else merged(*args)
+        ("theta --r 1", ("theta", "--input", data, "--r", 1), None, "raise --r"),
+        ("learn --k 5000 without mpirun", ("learn", "--input", data, "--k", 5000),
+         "n = 600, d = 5", "lower --k or --r")):
+    extra = ("--output", path("e.h5")) if args[0] == "learn" else ()
+    r = merged(*args, *extra, mpirun="without mpirun" not in name)
     lines = r[1] if r else []
     at = [i for i, line in enumerate(lines) if line.startswith("lsgl: error")]
     prior = [i for i, line in enumerate(lines) if line.strip() == before]
