@@ -63,7 +63,7 @@ const po::options_description& OptionGroups::all() {
   if (all_) return *all_;
   auto& general = group("general", "Help and configuration");
   general.add_options()
-      ("help", po::value<std::string>()->implicit_value(""),
+      ("help", po::bool_switch(),
        "this help; GROUP: one group of options, all: every group")
       ("config", po::value<std::string>(),
        "INI-style file of 'option = value' lines (the command line overrides it)");

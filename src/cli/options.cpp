@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "lsgl/util/error.hpp"
@@ -72,23 +73,29 @@ bool is_flag_value(std::string w) {
   return false;
 }
 
-// `--flag true|false` -> `--flag=...` and `--help GROUP` -> `--help=GROUP` (Boost takes an
-// optional value only after '=').
-std::vector<std::string> join_optional_values(const std::vector<std::string>& args,
-                                              const po::options_description& desc) {
+// The command line for Boost: a flag gets its value after '=' (`--quiet` -> `--quiet=true`,
+// `--quiet false` -> `--quiet=false`), since Boost would take any next word not starting with
+// "--" (such as PETSc's -log_view) as its value; `--help [GROUP]` is taken out into *help.
+std::vector<std::string> explicit_flags(const std::vector<std::string>& args,
+                                        const po::options_description& desc,
+                                        std::optional<std::string>* help) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& w = args[i];
     const bool has_next = i + 1 < args.size();
+    if (w == "--help" || w.rfind("--help=", 0) == 0) {
+      const bool topic_next = w == "--help" && has_next && args[i + 1].rfind('-', 0) != 0;
+      *help = w == "--help" ? (topic_next ? args[++i] : std::string()) : w.substr(7);
+      continue;
+    }
     const auto* o = w.rfind("--", 0) == 0 && w.find('=') == std::string::npos
                         ? desc.find_nothrow(w.substr(2), false)
                         : nullptr;
-    const bool joins =
-        o && has_next &&
-        ((o->long_name() == "help" && args[i + 1].rfind('-', 0) != 0) ||
-         (dynamic_cast<const po::typed_value<bool>*>(o->semantic().get()) &&
-          is_flag_value(args[i + 1])));
-    out.push_back(joins ? w + "=" + args[++i] : w);
+    if (!o || !dynamic_cast<const po::typed_value<bool>*>(o->semantic().get())) {
+      out.push_back(w);
+      continue;
+    }
+    out.push_back(w + "=" + (has_next && is_flag_value(args[i + 1]) ? args[++i] : "true"));
   }
   return out;
 }
@@ -110,7 +117,8 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args, OptionGroups& 
   lsgl::collectively(comm, [&] {
     namespace cls = po::command_line_style;
     const auto style = cls::unix_style & ~cls::allow_short & ~cls::allow_guessing;
-    po::parsed_options parsed = po::command_line_parser(join_optional_values(args, desc))
+    std::optional<std::string> help;
+    po::parsed_options parsed = po::command_line_parser(explicit_flags(args, desc, &help))
                                     .options(desc)
                                     .style(style)
                                     .allow_unregistered()
@@ -131,8 +139,8 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args, OptionGroups& 
     }
     po::store(parsed, p.vm);
     if (p.vm.count("config")) store_config_file(p.vm["config"].as<std::string>(), desc, p.vm);
-    p.help = p.vm.count("help") > 0;
-    if (p.help) p.help_topic = p.vm["help"].as<std::string>();
+    p.help = help.has_value();
+    p.help_topic = help.value_or("");
     if (!p.help) po::notify(p.vm);
     check_finite(p.vm);
     check_config_not_an_output(p.vm);
