@@ -78,7 +78,7 @@ learn_help = help_of(("learn",)) or ""
 check("learn --help: the groups of docs/learn.md",
       [t for _, t in groups_of(learn_help)] == ["data", "model", "solver", "candidates", "output",
                                                "general"]
-      and "'--help GROUP' for the group search, tuning" in learn_help, groups_of(learn_help))
+      and "'--help GROUP' for the group anndata, search, tuning" in learn_help, groups_of(learn_help))
 p = run("learn", "--help", "nosuch", ranks=2)
 check("learn --help nosuch: refused, naming the groups",
       p is not None and p.returncode != 0 and len(error_lines(p)) == 1
