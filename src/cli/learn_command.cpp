@@ -169,8 +169,8 @@ void add_model_options(po::options_description& d, LearnOptions& o, Choices& c) 
       ("theta", po::value(&o.theta)->default_value(0.0),
        "log: use this theta instead of choosing it from --k ([KP19] eq. 18)")
       ("alpha", po::value(&o.alpha)->default_value(0.0),
-       "log, with --beta: the model's alpha and beta directly (weights scaled by "
-       "sqrt(alpha/beta)); l2: this alpha instead of the search for --k")
+       "log, with --beta: the model's alpha and beta directly; l2: this alpha instead of the "
+       "search for --k")
       ("beta", po::value(&o.beta)->default_value(0.0), "log: see --alpha")
       ("sigma", po::value(&o.sigma)->default_value(0.0),
        "knn: kernel width (0: sigma^2 = mean squared distance to the k-th neighbour)")
@@ -180,18 +180,17 @@ void add_model_options(po::options_description& d, LearnOptions& o, Choices& c) 
       ("knn-weights", po::value(&c.knn_weights)->default_value("gaussian"),
        "knn: gaussian (exp(-Z/sigma^2)) or binary (every edge 1: 0/1 connectivity)")
       ("mu", po::value(&o.mu)->default_value(0.0),
-       "soft: weight of the degree penalty (0: the mean squared feature distance over the "
-       "allowed edges, so the model does not depend on the data's scale)")
+       "soft: weight of the degree penalty (0: the mean squared feature distance of the allowed "
+       "edges)")
       ("project-dim", po::value(&o.project_dim)->default_value(0),
-       "hard, soft: project the features to this many dimensions by a random Gaussian matrix "
-       "drawn from --seed ([KP19] appendix C uses 20; 0: keep the features)")
+       "hard, soft: project the features to this many dimensions by a seeded Gaussian matrix "
+       "([KP19] app. C: 20; 0: keep)")
       ("support", po::value(&c.support)->default_value("ann"),
        "allowed pairs: ann (each node's r*k candidates, knn: k) or full (every pair, exact; "
        "n <= 5000 only)")
       ("order", po::value(&c.order)->default_value("locality"),
-       "locality: internally renumber the rows so that neighbours share a rank (far fewer "
-       "bytes sent per iteration, faster iterations; the graph is written in input order); "
-       "input: keep the input order");
+       "locality: renumber the rows inside so that neighbours share a rank (faster iterations; "
+       "the graph is written in input order) or input");
 }
 
 // The solver, its stopping rules, the degree search and pruning.
