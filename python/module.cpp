@@ -91,8 +91,11 @@ class PyMonitor : public lsgl::Monitor {
   }
   void iteration(const lsgl::IterationReport& r) override {
     if (every_ > 0 && r.iteration % every_ == 0)
-      emit("iteration", lsgl::strprintf("  iteration %5d   %s %.3e  dual %.3e", r.iteration,
-                                        r.primal_name, r.primal, r.dual));
+      emit("iteration",
+           *r.dual_name ? lsgl::strprintf("  iteration %5d   %s %.3e  %s %.3e", r.iteration,
+                                          r.primal_name, r.primal, r.dual_name, r.dual)
+                        : lsgl::strprintf("  iteration %5d   %s %.3e", r.iteration,
+                                          r.primal_name, r.primal));
   }
   void message(lsgl::MessageKind kind, const std::string& text) override {
     emit(kind == lsgl::MessageKind::kWarning   ? "warning"

@@ -15,9 +15,13 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
   GraphInputArgs input;
   std::string to, old_to;
   bool quiet = false;
-  po::options_description desc("lsgl convert options");
-  add_graph_input_options(desc, o.graph, o.input, input);
-  desc.add_options()
+  OptionGroups g(
+      "usage: [mpirun -n P] lsgl convert --graph G --output OUT\n"
+      "       [--output-format mtx|edgelist|npz|hdf5]\n"
+      "\nWrites a graph in a format R, Matlab, scipy, NetworkX or igraph loads "
+      "(docs/convert.md).\n");
+  add_graph_input_options(g.group("graph", "Graph"), o.graph, o.input, input);
+  g.group("output", "Output").add_options()
       ("output", po::value(&o.output), "output file (written atomically)")
       ("output-format", po::value(&to),
        "format of --output: mtx (Matrix Market, symmetric, 1-based), edgelist ('u v w', u < v, "
@@ -25,16 +29,10 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
        "output's extension (.mtx, .txt/.edges/.edgelist/.tsv, .npz, .h5; .mtx.gz and edge "
        "lists .gz are gzipped)")
       ("to", po::value(&old_to), "former name of --output-format")
-      ("quiet", po::bool_switch(&quiet), "print only the summary line and errors");
-  add_common_options(desc);
-  const Parsed p = parse(comm, args, desc);
+      ("quiet", flag(&quiet), "print only the summary line and errors");
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl convert --graph G --output OUT [--output-format "
-               "mtx|edgelist|npz|hdf5]\n"
-               "\nWrites a graph in a format R, Matlab, scipy, NetworkX or igraph loads "
-               "(docs/convert.md).\n",
-               desc);
+    print_help(comm, g, p);
     return 0;
   }
   lsgl::collectively(comm, [&] {

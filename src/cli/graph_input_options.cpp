@@ -13,7 +13,7 @@ void add_graph_input_options(po::options_description& desc, std::string& graph,
        "('#' comments, an optional header line; ids used as given, 0-based, or names with "
        "--renumber), Matrix Market (.mtx; ids 1-based, reported 0-based) or a scipy sparse "
        ".npz (save_npz: csr, csc or coo); text may be gzipped")
-      ("renumber", po::bool_switch(&input.renumber),
+      ("renumber", flag(&input.renumber),
        "edge list: read ids as names (any text, or integers of any size) and number them "
        "0..n-1 in order of first appearance; the names are written to OUTPUT.ids, line i+1 "
        "naming node i")

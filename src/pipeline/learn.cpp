@@ -238,6 +238,30 @@ void read_phase(LearnRun& run) {
   run.model->attach_data(run.data);
 }
 
+// Collective. Enough points for the candidates per node, checked once n is known (before the
+// order and the search); each message says which option to change.
+void check_enough_points(LearnRun& run) {
+  const LearnOptions& o = run.o;
+  const std::int64_t n = run.data.n;
+  collective_check(run.comm, n >= 2,
+                   "need at least 2 points to learn a graph (n = " + std::to_string(n) + ")");
+  collective_check(run.comm, o.support != Support::kFull || n <= kFullSupportMaxNodes,
+                   "--support full allows every pair and is limited to n <= " +
+                       std::to_string(kFullSupportMaxNodes) + " nodes (got n = " +
+                       std::to_string(n) + "); use --support ann");
+  const int m = run.model->candidates_per_node(n);
+  if (o.model == ModelKind::kKnn)
+    collective_check(run.comm, n > m,
+                     strprintf("need more points than neighbours per node: n = %lld, k = %d: "
+                               "lower --k",
+                               static_cast<long long>(n), o.k));
+  else
+    collective_check(run.comm, n > m,
+                     strprintf("need more points than candidates per node: n = %lld, "
+                               "round(r*k) = %d (r = %g, k = %d): lower --k or --r",
+                               static_cast<long long>(n), m, o.r, o.k));
+}
+
 // Nodes renumbered in a locality order, except for models that need the node features in node
 // order.
 void order_phase(LearnRun& run) {
@@ -287,16 +311,8 @@ Candidates read_candidates(LearnRun& run, int m, std::string* note) {
 Candidates candidates_phase(LearnRun& run) {
   const LearnOptions& o = run.o;
   const bool full = o.support == Support::kFull;
-  collective_check(run.comm, !full || run.data.n <= kFullSupportMaxNodes,
-                   "--support full allows every pair and is limited to n <= " +
-                       std::to_string(kFullSupportMaxNodes) + " nodes (got n = " +
-                       std::to_string(run.data.n) + "); use --support ann");
   const int m = run.model->candidates_per_node(run.data.n);
   run.s.candidates_per_node = m;
-  collective_check(run.comm, run.data.n > m && m >= 1,
-                   "need more points than candidates per node: n = " +
-                       std::to_string(run.data.n) + " <= " + std::to_string(m) +
-                       (full ? " (every other node)" : " (round(r*k); knn: k)"));
   AnnParams ann = o.ann;
   if (full) ann.engine = AnnEngine::kExact;
   ann.monitor = &run.monitor;
@@ -569,6 +585,7 @@ LearnSummary run_all(LearnRun& run) {
   MPI_Comm comm = run.comm;
   start(run);
   read_phase(run);
+  if (o.resume.empty()) check_enough_points(run);
   order_phase(run);
   if (o.resume.empty())
     prepare_phase(run, candidates_phase(run));
@@ -592,10 +609,11 @@ ThetaChoice theta_of(LearnRun& run) {
   MPI_Comm comm = run.comm;
   start(run);
   read_phase(run);
+  check_enough_points(run);
   const int m = run.model->candidates_per_node(run.data.n);
   collective_check(comm, m > o.k,
-                   "need r*k > k candidates per node for the theta interval (r*k = " +
-                       std::to_string(m) + ", k = " + std::to_string(o.k) + ")");
+                   "theta needs more candidates per node than k: round(r*k) = " +
+                       std::to_string(m) + ", k = " + std::to_string(o.k) + ": raise --r");
   return theta_from_k(comm, candidates_phase(run), o.k);
 }
 
