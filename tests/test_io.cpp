@@ -165,8 +165,9 @@ TEST_F(Io, GuessFormat) {
   EXPECT_EQ(guess_format("/data/train-images-idx3-ubyte"), DataFormat::kIdx);
   EXPECT_EQ(guess_format("train-images-idx3-ubyte.gz"), DataFormat::kIdx);
   EXPECT_EQ(guess_format("t10k-labels.idx1-ubyte"), DataFormat::kIdx);
-  EXPECT_THROW(guess_format("x.csv"), std::runtime_error);
-  EXPECT_THROW(guess_format("idx/x.csv"), std::runtime_error);  // only the file name counts
+  EXPECT_EQ(guess_format("x.csv"), DataFormat::kCsv);
+  EXPECT_EQ(guess_format("idx/x.csv"), DataFormat::kCsv);  // only the file name counts
+  EXPECT_THROW(guess_format("x.parquet"), std::runtime_error);
 }
 
 TEST_F(Io, NpyFloat32) {
@@ -502,7 +503,7 @@ TEST_F(Io, NpyErrors) {
   });
   EXPECT_COLLECTIVE_ERROR(lsgl::read_dataset(kWorld, path("missing.npy"), ""),
                           "cannot open '" + path("missing.npy") + "': No such file or directory");
-  EXPECT_COLLECTIVE_ERROR(lsgl::read_dataset(kWorld, path("data.csv"), ""),
+  EXPECT_COLLECTIVE_ERROR(lsgl::read_dataset(kWorld, path("data.parquet"), ""),
                           "cannot tell the format");
   EXPECT_COLLECTIVE_ERROR(lsgl::read_dataset(kWorld, path("i4.npy"), ""),
                           "has dtype '<i4'; expected float32 ('<f4') or float64 ('<f8')");

@@ -32,11 +32,10 @@ struct Choices {
 void add_data_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
       ("input", po::value(&o.input),
-       "data matrix, one row per node: HDF5 (.h5 or AnnData .h5ad, with --dataset), NumPy "
-       "(.npy, float32/64, C order), CSV/TSV text (.csv/.tsv/.txt, header line optional) or "
-       "IDX (MNIST family, pixels scaled to [0,1]); all but HDF5 may be gzipped (.gz)")
+       "data, one row per node: HDF5 (.h5, AnnData .h5ad; --dataset), NumPy .npy, CSV/TSV "
+       "(header optional) or IDX (MNIST, pixels scaled to [0,1]); all but HDF5 may be .gz")
       ("input-format", po::value(&c.input_format)->default_value("auto"),
-       "format of --input: auto (from the name), hdf5, npy, idx or csv (CSV, TSV or blanks)")
+       "format of --input: auto (from the name), hdf5, npy, idx or csv")
       ("dataset", po::value(&o.dataset)->default_value("/X"),
        "HDF5 dataset holding the matrix (an AnnData .h5ad embedding: /obsm/X_pca)")
       ("metric", po::value(&c.metric)->default_value("euclidean"),

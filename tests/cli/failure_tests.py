@@ -112,7 +112,7 @@ readers = {
     "HDF5 truncated file": (write("trunc.h5", h5_bytes[:len(h5_bytes) // 2]), None),
     "HDF5 3-D dataset": (path("h3.h5"), "2-D"),
     "HDF5 string dataset": (path("hs.h5"), None),
-    "unknown file name extension": (write("x.csv", b"1,2\n3,4\n"), "format"),
+    "unknown file name extension": (write("x.parquet", b"1,2\n3,4\n"), "format"),
 }
 for name, (bad, mention) in readers.items():
     out = path("bad.h5")

@@ -68,7 +68,7 @@ else:
 
 # ... and refuses a name it cannot honour, before any work, on every rank.
 bad = {"g.npy": ("learn", "--input", data, "--k", 6),
-       "g.mtx.gz": ("learn", "--input", data, "--k", 6),
+       "g.parquet": ("learn", "--input", data, "--k", 6),
        "g": ("learn", "--input", data, "--k", 6),
        "x.npy": ("generate", "--n", 50),
        "s.csv": ("densest", "--graph", path("g.h5"), "--size", 5),
@@ -200,8 +200,7 @@ T.check_refused("eval --known of the wrong length refused",
 # 7. A file of the wrong kind given as a graph: the message names what it is and what to do.
 np.save(path("x.npy"), X)
 for name, f, says in (("a data file", data, "lsgl learn --input"),
-                      ("a .npy array", path("x.npy"), "NumPy array"),
-                      ("a .npz archive", path("g.npz"), "mmwrite")):
+                      ("a .npy array", path("x.npy"), "NumPy array")):
     p = run("eval", "--graph", f, ranks=2)
     T.check_refused(f"eval --graph {name} refused", p, [])
     check(f"eval --graph {name}: the message says what the file is and what to do",
