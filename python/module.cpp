@@ -96,8 +96,11 @@ class PyMonitor : public lsgl::Monitor {
   }
   void iteration(const lsgl::IterationReport& r) override {
     if (every_ > 0 && r.iteration % every_ == 0)
-      emit("iteration", lsgl::strprintf("  iteration %5d   %s %.3e  dual %.3e", r.iteration,
-                                        r.primal_name, r.primal, r.dual));
+      emit("iteration",
+           *r.dual_name ? lsgl::strprintf("  iteration %5d   %s %.3e  %s %.3e", r.iteration,
+                                          r.primal_name, r.primal, r.dual_name, r.dual)
+                        : lsgl::strprintf("  iteration %5d   %s %.3e", r.iteration,
+                                          r.primal_name, r.primal));
   }
   void message(lsgl::MessageKind kind, const std::string& text) override {
     emit(kind == lsgl::MessageKind::kWarning   ? "warning"
@@ -187,6 +190,9 @@ lsgl::LearnOptions learn_options(MPI_Comm comm, const py::dict& kw) {
     o.ann.engine = parse_choice<lsgl::AnnEngine>("ann", kw["ann"].cast<std::string>());
     o.support = parse_choice<lsgl::Support>("support", kw["support"].cast<std::string>());
     o.solver.solver = parse_choice<lsgl::SolverKind>("solver", kw["solver"].cast<std::string>());
+    o.knn_mode = parse_choice<lsgl::KnnMode>("knn_mode", kw["knn_mode"].cast<std::string>());
+    o.knn_weights =
+        parse_choice<lsgl::KnnWeights>("knn_weights", kw["knn_weights"].cast<std::string>());
     o.k = kw["k"].cast<int>();
     o.r = kw["r"].cast<double>();
     o.theta = kw["theta"].cast<double>();
@@ -232,11 +238,14 @@ py::dict summary_dict(const lsgl::LearnSummary& s, const PyMonitor& monitor) {
   return d;
 }
 
-// lsgl.learn's native call: (indptr, indices, data, n, begin, graph attributes, summary).
+// lsgl.learn's native call: (indptr, indices, data, n, begin, graph attributes, summary,
+// distances): distances aligned with data (metric_distance of each edge), or None without
+// kw["distances"].
 py::tuple learn(const py::array_t<float, py::array::c_style>& x, const py::dict& kw,
                 std::optional<int> comm_handle, py::object report, int progress_every) {
   MPI_Comm comm = comm_of(comm_handle);
-  const lsgl::LearnOptions o = learn_options(comm, kw);
+  lsgl::LearnOptions o = learn_options(comm, kw);
+  o.distances = kw["distances"].cast<bool>();
   PyMonitor monitor(comm, std::move(report), progress_every);
   lsgl::LearnedGraph graph;
   const lsgl::LearnSummary s = lsgl::learn_rows(comm, o, local_rows(comm, x), graph, monitor);
@@ -245,9 +254,11 @@ py::tuple learn(const py::array_t<float, py::array::c_style>& x, const py::dict&
     throw py::error_already_set();
   }
   lsgl::LocalCsr& m = graph.rows;
+  py::object distances = py::none();
+  if (o.distances) distances = owning_array(std::move(graph.distances.values));
   return py::make_tuple(owning_array(std::move(m.indptr)), owning_array(std::move(m.indices)),
                         owning_array(std::move(m.data)), m.n, m.begin,
-                        attributes_dict(graph.attributes), summary_dict(s, monitor));
+                        attributes_dict(graph.attributes), summary_dict(s, monitor), distances);
 }
 
 py::dict theta(const py::array_t<float, py::array::c_style>& x, const py::dict& kw,
@@ -264,8 +275,8 @@ py::dict theta(const py::array_t<float, py::array::c_style>& x, const py::dict& 
   return d;
 }
 
-// Collective. Any graph file the commands read (HDF5, Matrix Market, edge list; the format from
-// the file's first bytes), with the commands' defaults: repeats summed, one-sided edges mirrored.
+// Collective. Any graph file the commands read (HDF5, Matrix Market, edge list, .npz; the format
+// from the file's first bytes), with the commands' defaults: repeats summed, one-sided edges mirrored.
 py::tuple read_graph(const std::string& path, std::optional<int> comm_handle) {
   return csr_tuple(lsgl::read_graph_input(comm_of(comm_handle), path, {}, nullptr));
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ann/cells.hpp"
+#include "ann/sample.hpp"
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/cli/choices.hpp"
 #include "lsgl/synth/generate.hpp"
@@ -339,6 +340,31 @@ TEST(Candidates, RoutesAgreeWithTheExactEngine) {
   // Clustered data: most queries stay on their own rank.
   EXPECT_GT(b.report.visits[0], data.n / 2);
   EXPECT_EQ(b.report.cells, size == 1 ? 1 : 16 * size);
+}
+
+// The voronoi engine's cells above kFlatCells (local_cells: two levels of k-means) on one
+// rank's rows: the wanted number of cells, the same centroids on a second call, and every row's
+// cell by nearest_cells is its nearest centroid by brute force (ties: lowest cell).
+TEST(Candidates, LocalCellsAssignRowsToTheirNearestCentroid) {
+  for (const Data& data : {mixture_data(3000), grid_data(300, 5)}) {
+    const LocalRows rows = data.block(MPI_COMM_WORLD);
+    std::vector<std::uint64_t> hash;
+    for (std::int64_t l = 0; l < rows.local_rows(); ++l) hash.push_back(lsgl::ann::row_hash(7, l));
+    AnnParams p;
+    const std::int64_t wanted = rows.local_rows() / 3;
+    const lsgl::ann::CellLayout lay =
+        lsgl::ann::local_cells(rows.x, hash, rows.local_rows(), rows.d, wanted, p);
+    EXPECT_EQ(lay.cells, wanted);
+    EXPECT_EQ(lsgl::ann::local_cells(rows.x, hash, rows.local_rows(), rows.d, wanted, p).centroids,
+              lay.centroids);
+    const std::vector<int> home =
+        lsgl::ann::nearest_cells(lay, rows.x.data(), rows.local_rows(), 2);
+    std::vector<double> dist(static_cast<std::size_t>(lay.cells));
+    for (std::int64_t l = 0; l < rows.local_rows(); ++l) {
+      lay.distances(rows.row(l), dist.data());
+      ASSERT_EQ(home[l], lsgl::ann::nearest_cell(dist.data(), lay.cells)) << "row " << l;
+    }
+  }
 }
 
 // The cell layout of the partition route against brute force over all centroids, with more

@@ -197,6 +197,140 @@ TEST(LearnPipeline, KnnModelIsTheGaussianKnnGraph) {
   EXPECT_EQ(local_found, local_expected);
 }
 
+namespace {
+
+// Every rank: the k-NN graph written out: (a, b) -> 1 or exp(-z/sigma^2) for the union of the
+// lists or the pairs in both lists.
+std::map<std::pair<std::int64_t, std::int64_t>, double> knn_graph(int k, bool mutual,
+                                                                  bool binary) {
+  const auto z = all_distances();
+  double mean_k = 0;
+  for (std::int64_t a = 0; a < kN; ++a) mean_k += nearest(z, a, k).back().first / kN;
+  std::map<std::pair<std::int64_t, std::int64_t>, int> listed;
+  for (std::int64_t a = 0; a < kN; ++a)
+    for (const auto& nb : nearest(z, a, k))
+      ++listed[{std::min(a, nb.second), std::max(a, nb.second)}];
+  std::map<std::pair<std::int64_t, std::int64_t>, double> g;
+  for (const auto& [ab, count] : listed) {
+    if (mutual && count < 2) continue;
+    const double w = binary ? 1.0 : std::exp(-z[ab.first * kN + ab.second] / mean_k);
+    g[ab] = g[{ab.second, ab.first}] = w;
+  }
+  return g;
+}
+
+// Collective. This rank's rows of the graph file equal `expected` (pattern and weights).
+void expect_graph(const std::string& path,
+                  const std::map<std::pair<std::int64_t, std::int64_t>, double>& expected) {
+  const LocalCsr g = read_graph(MPI_COMM_WORLD, path);
+  std::int64_t local_expected = 0, local_found = 0;
+  for (std::int64_t r = 0; r < g.local_rows(); ++r) {
+    const std::int64_t a = g.begin + r;
+    for (std::int64_t e = g.indptr[r]; e < g.indptr[r + 1]; ++e) {
+      const auto it = expected.find({a, g.indices[e]});
+      ASSERT_NE(it, expected.end()) << "edge " << a << "-" << g.indices[e] << " not expected";
+      EXPECT_NEAR(g.data[e], it->second, 1e-6 * it->second);
+      ++local_found;
+    }
+  }
+  for (const auto& [ab, w] : expected)
+    if (ab.first >= g.begin && ab.first < g.begin + g.local_rows()) ++local_expected;
+  EXPECT_EQ(local_found, local_expected);
+}
+
+}  // namespace
+
+// --knn-mode mutual keeps the pairs that both lists name; --knn-weights binary gives them 1.
+TEST(LearnPipeline, KnnVariantsAreTheBruteForceGraphs) {
+  const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
+  for (const bool mutual : {false, true})
+    for (const bool binary : {false, true}) {
+      SCOPED_TRACE(std::string(mutual ? "mutual" : "union") + (binary ? " binary" : " gaussian"));
+      LearnOptions o = options("knn", dir + "/knn-variant.h5");
+      o.knn_mode = mutual ? KnnMode::kMutual : KnnMode::kUnion;
+      o.knn_weights = binary ? KnnWeights::kBinary : KnnWeights::kGaussian;
+      for (const NodeOrder order : {NodeOrder::kInput, NodeOrder::kLocality}) {
+        o.order = order;
+        run_learn(MPI_COMM_WORLD, o);
+        expect_graph(o.output, knn_graph(o.k, mutual, binary));
+        h5::File f = h5::open_read(MPI_COMM_WORLD, o.output);
+        EXPECT_EQ(h5::get_attr_string(f, "/graph", "knn_mode"), mutual ? "mutual" : "union");
+        EXPECT_EQ(h5::get_attr_string(f, "/graph", "knn_weights"),
+                  binary ? "binary" : "gaussian");
+      }
+    }
+  // The mutual graph of these rows is a strict part of the union (else the test shows nothing).
+  EXPECT_LT(knn_graph(4, true, false).size(), knn_graph(4, false, false).size());
+  LearnOptions o = options("knn", dir + "/refused.h5");
+  o.knn_weights = KnnWeights::kBinary;
+  o.sigma = 1;
+  EXPECT_NE(error_of(o).find("--sigma sets the Gaussian weights"), std::string::npos);
+  o = options("log", dir + "/refused.h5");
+  o.knn_mode = KnnMode::kMutual;
+  EXPECT_NE(error_of(o).find("--knn-mode belongs to --model knn"), std::string::npos);
+}
+
+namespace {
+
+// Collective. This rank's rows of the graph file with /graph/distances aligned with the
+// weights, and the attribute `metric` of the distances.
+std::pair<LocalCsr, std::vector<double>> graph_with_distances(const std::string& path,
+                                                              std::string* metric) {
+  LocalCsr g = read_graph(MPI_COMM_WORLD, path);
+  h5::File f = h5::open_read(MPI_COMM_WORLD, path);
+  const std::int64_t start = h5::read_1d<std::int64_t>(f, "/graph/indptr", g.begin, 1)[0];
+  const std::vector<double> d =
+      h5::read_1d<double>(f, "/graph/distances", start, g.indptr.back());
+  *metric = h5::get_attr_string(f, "/graph/distances", "metric");
+  return {std::move(g), d};
+}
+
+}  // namespace
+
+// /graph/distances holds each stored edge's distance ||x_a - x_b|| (cosine: 1 - cos) computed
+// here from the rows, for every model and both node orders.
+TEST(LearnPipeline, GraphStoresEachEdgesDistance) {
+  const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
+  const auto z = all_distances();
+  for (const std::string model : {"log", "knn", "l2"})
+    for (const NodeOrder order : {NodeOrder::kInput, NodeOrder::kLocality}) {
+      SCOPED_TRACE(model);
+      LearnOptions o = options(model, dir + "/distances.h5");
+      o.order = order;
+      run_learn(MPI_COMM_WORLD, o);
+      std::string metric;
+      const auto [g, d] = graph_with_distances(o.output, &metric);
+      EXPECT_EQ(metric, "euclidean");
+      ASSERT_EQ(d.size(), g.data.size());
+      for (std::int64_t r = 0; r < g.local_rows(); ++r)
+        for (std::int64_t e = g.indptr[r]; e < g.indptr[r + 1]; ++e) {
+          const double expected = std::sqrt(z[(g.begin + r) * kN + g.indices[e]]);
+          EXPECT_NEAR(d[e], expected, 1e-12 * expected) << g.begin + r << "-" << g.indices[e];
+        }
+    }
+  LearnOptions o = options("log", dir + "/cosine.h5");
+  o.metric = Metric::kCosine;
+  run_learn(MPI_COMM_WORLD, o);
+  std::string metric;
+  const auto [g, d] = graph_with_distances(o.output, &metric);
+  EXPECT_EQ(metric, "cosine");
+  ASSERT_EQ(d.size(), g.data.size());
+  for (std::int64_t r = 0; r < g.local_rows(); ++r)
+    for (std::int64_t e = g.indptr[r]; e < g.indptr[r + 1]; ++e) {
+      double ab = 0, aa = 0, bb = 0;
+      for (std::int64_t j = 0; j < kD; ++j) {
+        const double x = value(g.begin + r, j), y = value(g.indices[e], j);
+        ab += x * y, aa += x * x, bb += y * y;
+      }
+      EXPECT_NEAR(d[e], 1 - ab / std::sqrt(aa * bb), 1e-6);
+    }
+  o = options("log", dir + "/no-distances.h5");
+  o.distances = false;
+  run_learn(MPI_COMM_WORLD, o);
+  h5::File f = h5::open_read(MPI_COMM_WORLD, o.output);
+  EXPECT_EQ(h5::object_kind(f, "/graph/distances"), h5::ObjectKind::kMissing);
+}
+
 TEST(LearnPipeline, ModelsRefuseTheOptionsOfOtherModels) {
   const std::string dir = lsgl::test::shared_tmpdir("lsgl-learnpipe");
   LearnOptions o = options("log", dir + "/refused.h5");

@@ -26,7 +26,9 @@
 #                   projected (certified), hnsw on both routes; recall on every row
 #                   (--recall-sample 60000) and the time ratio default / hnsw (partition)
 #   fmnist-scaling  Fashion-MNIST at p = 1 2 4 8 16 ranks of 1 thread, the default: CPU ratio to
-#                   p = 1 and whether the lists (the k-NN graph's pattern) are identical
+#                   p = 1 (each rep's, their median and the ratio of the means), the median CPU
+#                   seconds, and whether the lists (the k-NN graph's pattern) are identical to
+#                   p = 1's; with BASELINE=path/to/older/lsgl that binary too, alternating
 #   blobs256        1,000,000 x 256 (blobs on a 32-dimensional latent space, 1,000 clusters,
 #                   noise 0.1), 2 ranks, 30 candidates per node: the default against pynndescent
 #                   (2 threads, compile excluded), recall on 2,000 sampled rows
@@ -157,22 +159,35 @@ fi
 
 if [ "$what" = fmnist-scaling ] || [ "$what" = all ]; then
   echo; echo "== Fashion-MNIST scaling: default search, 30 candidates per node, 1 thread per rank"
+  builds=this
+  [ -n "${BASELINE:-}" ] && builds="base this"
   for rep in $(seq "$reps"); do
     for np in 1 2 4 8 16; do
-      search "$np" 1 "fscale-$np-$rep" --input "$fmnist" --model knn --k 30 --recall-sample 1000
+      for b in $builds; do
+        bin=$lsgl
+        [ "$b" = base ] && bin=$BASELINE
+        lsgl=$bin search "$np" 1 "fscale-$b-$np-$rep" --input "$fmnist" --model knn --k 30 \
+          --recall-sample 1000
+      done
     done
   done
-  for np in 2 4 8 16; do
-    p1=() pn=()
-    for rep in $(seq "$reps"); do p1+=("$(cpu_of "fscale-1-$rep")") pn+=("$(cpu_of "fscale-$np-$rep")"); done
-    same=$($py - "$work/fscale-1-1.h5" "$work/fscale-$np-1.h5" <<'PY'
+  for b in $builds; do
+    for np in 2 4 8 16; do
+      p1=() pn=()
+      for rep in $(seq "$reps"); do p1+=("$(cpu_of "fscale-$b-1-$rep")") pn+=("$(cpu_of "fscale-$b-$np-$rep")"); done
+      same=$($py - "$work/fscale-this-1-1.h5" "$work/fscale-$b-$np-1.h5" <<'PY'
 import sys, h5py, numpy as np
 a, b = (h5py.File(f, 'r')['graph'] for f in sys.argv[1:3])
 print('identical' if all(np.array_equal(a[k][:], b[k][:]) for k in ('indptr', 'indices')) else 'DIFFERENT')
 PY
 )
-    echo "  CPU at p = $np / CPU at p = 1 = $($py -c "import sys; a, b = sys.argv[1].split(), sys.argv[2].split();
-print(f'{sum(map(float, b)) / sum(map(float, a)):.2f}')" "${p1[*]}" "${pn[*]}"); lists (graph pattern) against p = 1: $same"
+      echo "  $b: CPU at p = $np / CPU at p = 1 = $($py -c "import sys, statistics as st; a, b = sys.argv[1].split(), sys.argv[2].split()
+r = sorted(float(y) / float(x) for x, y in zip(a, b))
+print(' '.join(f'{x:.2f}' for x in r) + f' (median {st.median(r):.2f}, ratio of the means {sum(map(float, b)) / sum(map(float, a)):.2f})')" "${p1[*]}" "${pn[*]}"); lists (graph pattern) against this build's p = 1: $same"
+    done
+    echo "  $b: CPU s at p = 1 2 4 8 16, median of $reps: $(for np in 1 2 4 8 16; do
+      c=(); for rep in $(seq "$reps"); do c+=("$(cpu_of "fscale-$b-$np-$rep")"); done
+      $py -c "import sys, statistics as st; print(f'{st.median(map(float, sys.argv[1:])):.2f}', end=' ')" "${c[@]}"; done)"
   done
 fi
 

@@ -7,9 +7,12 @@
 # solver: MAP(dpcd) - MAP(solver) with its 95% paired bootstrap interval over the queries
 # (jobs/bench/hash_table4.py, which recomputes every average precision from the code files as
 # jobs/bench/hash_paired_map.py does). Each model's training, encoding and evaluation is one
-# case under the shared heavy-work lock ($LSGL_LOCK, default /tmp/lsgl-heavy.lock), one case at
-# a time, each under `timeout $CASE_TIMEOUT` (default 1200 s); models already evaluated in
-# $BENCH_DIR/table4 are kept (a run can be resumed or extended with more seeds or solvers).
+# case under the shared heavy-work lock ($LSGL_LOCK, default /tmp/lsgl-heavy.lock), taken and
+# released per case (one solver, bits and seed: 5-70 s) so that other jobs interleave; do not run
+# the script inside a hold of that lock. Each case runs under `timeout $CASE_TIMEOUT` (default
+# 1200 s). Seeds are the outer loop: a sweep stopped early leaves whole seeds (every solver and
+# length). Models already evaluated in $BENCH_DIR/table4 are kept (a run can be resumed or
+# extended with more seeds or solvers).
 #   usage: jobs/bench/hash_solvers.sh [RANKS] [SEEDS] [SOLVERS]
 #          (defaults 2, 10, "dpcd dcc sgm lp l2box-admm mpec-epm")
 set -euo pipefail
@@ -22,13 +25,13 @@ lsgl=${LSGL:-build/lsgl}
 lock=${LSGL_LOCK:-/tmp/lsgl-heavy.lock}
 heavy() { flock "$lock" timeout "${CASE_TIMEOUT:-1200}" "$@"; }
 heavy cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-heavy cmake --build build -j 2 > /dev/null
+heavy cmake --build build -j 2 --target lsgl > /dev/null
 data=/usr/share/datasets/fashion-mnist
 out="$work/table4"
 mkdir -p "$out"
 echo "== machine: $(getconf _NPROCESSORS_ONLN) cores, $ranks ranks, $(date -u +%F), commit $(git rev-parse --short HEAD)"
-for bits in 32 64 96; do
-  for seed in $(seq 1 "$seeds"); do
+for seed in $(seq 1 "$seeds"); do
+  for bits in 32 64 96; do
     for solver in $solvers; do
       tag="$solver-$bits-$seed"
       [ -f "$out/$tag.json" ] && continue  # done by an earlier run

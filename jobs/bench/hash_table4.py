@@ -6,11 +6,11 @@
 DIR holds, per solver, bits and seed, the model SOLVER-BITS-SEED.h5, its queries
 q-SOLVER-BITS-SEED.h5 and `lsgl hash eval --json` output SOLVER-BITS-SEED.json (seeds 1, 2, ...
 as far as they exist; solvers may have different numbers of seeds). Prints, per code length and
-solver, the mean over its seeds of MAP, Precision@500, training and B-step seconds and the final
-loss; then MAP(dpcd) - MAP(solver) over the seeds both have: the mean, and per seed the 95%
-paired bootstrap interval over the queries (average precisions recomputed here, as
-hash_paired_map.py does), summarised as the number of seeds whose interval lies above 0,
-contains 0, or lies below 0.
+solver, the mean over its seeds of MAP and Precision@500 (± their sample standard deviation over
+the seeds), training and B-step seconds and the final loss; then MAP(dpcd) - MAP(solver) over
+the seeds both have: the mean, and per seed the 95% paired bootstrap interval over the queries
+(average precisions recomputed here, as hash_paired_map.py does), summarised as the number of
+seeds whose interval lies above 0, contains 0, or lies below 0.
 """
 import json
 import os
@@ -21,6 +21,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hash_paired_map import average_precisions, read  # noqa: E402
+
+
+def mean_std(v):
+    """'mean ± sample standard deviation' (the mean alone for one value)."""
+    if len(v) < 2:
+        return f"{np.mean(v):.4f}"
+    return f"{np.mean(v):.4f} ± {np.std(v, ddof=1):.4f}"
 
 
 def main():
@@ -55,7 +62,7 @@ def main():
                 q, ql, _ = read(f"{out}/q-{s}-{bits}-{seed}.h5")
                 db, dl, _ = read(tag + ".h5")
                 ap[(s, bits, seed)] = average_precisions(q, ql, db, dl)
-            print(f"| {bits} | {s} | {len(m)} | {np.mean(m):.4f} | {np.mean(p):.4f} | {np.mean(t):.2f} | "
+            print(f"| {bits} | {s} | {len(m)} | {mean_std(m)} | {mean_std(p)} | {np.mean(t):.2f} | "
                   f"{np.mean(b):.3f} | {np.mean(it):.0f} | {np.mean(loss):.5g} |")
     if "dpcd" not in solvers:
         return

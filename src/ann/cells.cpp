@@ -67,12 +67,12 @@ std::vector<int> apportion(const std::vector<std::int64_t>& rows, int cells) {
 // Nothing here depends on the number of ranks but who computes what, so with 1 thread per
 // k-means (p.threads = 1) and `groups` independent of P the centroids are the same bits on any
 // number of ranks.
-void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t wanted, int groups,
-                         const AnnParams& p, CellLayout& lay) {
+// The sample is given: `sample` (rows of d floats, with their hashes `hash`) out of `n` rows in
+// all.
+void two_level_centroids(MPI_Comm comm, const std::vector<float>& sample,
+                         const std::vector<std::uint64_t>& hash, std::int64_t n, std::int64_t d,
+                         std::int64_t wanted, int groups, const AnnParams& p, CellLayout& lay) {
   const int size = comm_size(comm), self = comm_rank(comm);
-  const std::int64_t d = data.d;
-  std::vector<std::uint64_t> hash;
-  const std::vector<float> sample = hashed_sample(data, wanted * kSamplePerCell, p.seed, hash);
   const std::int64_t mine = static_cast<std::int64_t>(hash.size());
   const std::int64_t sample_rows = allreduce_sum(comm, mine);
   collective_check(comm, sample_rows > 0, "candidates: no rows to partition");
@@ -80,7 +80,7 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
 
   // 1. Coarse centroids.
   const double coarse_share =
-      static_cast<double>(groups * kSamplePerCell) / static_cast<double>(data.n);
+      static_cast<double>(groups * kSamplePerCell) / static_cast<double>(n);
   const auto row = [&](std::int64_t r) { return sample.data() + r * d; };
   std::vector<float> sub;
   for (std::int64_t r = 0; r < mine; ++r) {
@@ -142,12 +142,20 @@ void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t want
   lay.cells = cells;
   lay.centroids.resize(static_cast<std::size_t>(cells * d));
   for (int g = 0; g < coarse_cells; ++g) {
-    const std::int64_t from = at[g % size] * d, n = share[g] * d;
-    std::copy(gathered.begin() + from, gathered.begin() + from + n,
+    const std::int64_t from = at[g % size] * d, len = share[g] * d;
+    std::copy(gathered.begin() + from, gathered.begin() + from + len,
               lay.centroids.begin() + lay.group_first[g] * d);
     at[g % size] += share[g];
   }
   lay.group_centroids = coarse;
+}
+
+// The sample drawn from `data`: kSamplePerCell rows per wanted cell.
+void two_level_centroids(MPI_Comm comm, const LocalRows& data, std::int64_t wanted, int groups,
+                         const AnnParams& p, CellLayout& lay) {
+  std::vector<std::uint64_t> hash;
+  const std::vector<float> sample = hashed_sample(data, wanted * kSamplePerCell, p.seed, hash);
+  two_level_centroids(comm, sample, hash, data.n, data.d, wanted, groups, p, lay);
 }
 
 // Collective. lay.near and lay.near_gap: each rank lists a block of the cells, all gather.
@@ -448,6 +456,16 @@ bool near_cells_within(const CellLayout& lay, const float* x, int i, double radi
     if (!voronoi_excludes((b2 - a2) - kBoundSlack * (a2 + b2), gap[t], radius)) out.push_back(j);
   }
   return true;
+}
+
+CellLayout local_cells(const std::vector<float>& sample, const std::vector<std::uint64_t>& hash,
+                       std::int64_t n, std::int64_t d, std::int64_t wanted, const AnnParams& p) {
+  CellLayout lay;
+  lay.d = d;
+  const int groups = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(wanted))));
+  two_level_centroids(MPI_COMM_SELF, sample, hash, n, d, wanted, groups, p, lay);
+  neighbour_cells(MPI_COMM_SELF, lay);
+  return lay;
 }
 
 int nearest_cell(const double* dist, int cells) {

@@ -89,6 +89,15 @@ std::vector<int> nearest_centroids(const float* centroids, int cells, std::int64
 std::vector<int> nearest_cells(const CellLayout& lay, const float* x, std::int64_t rows,
                                int threads);
 
+// Local. `wanted` k-means centroids (fewer when the sample is smaller) of a sample of `n` rows
+// (`sample`: rows of d floats, `hash`: their row_hash values; kSamplePerCell per wanted cell) in
+// ceil(sqrt(wanted)) coarse groups, as assign_global_cells makes them on one process, with the
+// near lists: nearest_cells then assigns a row in O(sqrt(wanted) + kNearCells) products instead
+// of O(wanted). The voronoi engine's cells above a few hundred (issue 27: at 10,000,000 rows on
+// 2 ranks, 2,441 cells per rank made the flat k-means and assignment 78x slower per row).
+CellLayout local_cells(const std::vector<float>& sample, const std::vector<std::uint64_t>& hash,
+                       std::int64_t n, std::int64_t d, std::int64_t wanted, const AnnParams& p);
+
 // Local. For a row x of cell i: the cells j != i whose rows may lie within `radius` of x by the
 // Voronoi bound (cells.hpp's head), found from i's near list (a cell j farther than
 // 2 (||x - c_i|| + radius) from c_i has a bound above radius); appended to `out`. Returns false,

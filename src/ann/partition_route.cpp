@@ -173,7 +173,7 @@ void search_round(MPI_Comm comm, const Engine* engine, const RowBlock& block,
                    track ? found_where.data() : nullptr, progress);
     }
   });
-  return_answers(comm, in_count, found, found_where, m, slice, q.lists.data(),
+  return_answers(comm, in_count, found, found_where, m, nullptr, slice, q.lists.data(),
                  track ? q.where->data() : nullptr, sent);
 }
 
@@ -351,31 +351,39 @@ void regroup(MPI_Comm comm, const LocalRows& data, const LocalRows* full_rows,
 void return_answers(MPI_Comm comm, const std::vector<std::int64_t>& in_count,
                     const std::vector<Neighbor>& found,
                     const std::vector<std::int64_t>& found_where, int k,
+                    const std::vector<std::int64_t>* count,
                     const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
                     std::int64_t* where, std::int64_t& sent) {
   const int size = comm_size(comm), self = comm_rank(comm);
   const bool track = where != nullptr;
   std::vector<std::vector<Neighbor>> reply(size);
-  std::vector<std::vector<std::int64_t>> reply_where(size);
-  std::int64_t at = 0;
+  std::vector<std::vector<std::int64_t>> reply_where(size), reply_count(size);
+  std::int64_t a = 0;
   for (int r = 0; r < size; ++r) {
-    reply[r].assign(found.begin() + at * k, found.begin() + (at + in_count[r]) * k);
-    if (track) {
-      reply_where[r].assign(found_where.begin() + at * k,
-                            found_where.begin() + (at + in_count[r]) * k);
+    for (std::int64_t t = 0; t < in_count[r]; ++t, ++a) {
+      const std::int64_t c = count ? (*count)[a] : k;
+      reply[r].insert(reply[r].end(), found.begin() + a * k, found.begin() + a * k + c);
+      if (track) {
+        reply_where[r].insert(reply_where[r].end(), found_where.begin() + a * k,
+                              found_where.begin() + a * k + c);
+      }
+      if (count) reply_count[r].push_back(c);
     }
-    at += in_count[r];
   }
-  sent += remote_bytes(reply, self) + remote_bytes(reply_where, self);
+  sent += remote_bytes(reply, self) + remote_bytes(reply_where, self) +
+          remote_bytes(reply_count, self);
   const std::vector<Neighbor> back = alltoallv(comm, reply);
   const std::vector<std::int64_t> back_where = alltoallv(comm, reply_where);
+  const std::vector<std::int64_t> back_count =
+      count ? alltoallv(comm, reply_count) : std::vector<std::int64_t>();
   std::vector<std::pair<Neighbor, std::int64_t>> scratch;
-  at = 0;
+  std::int64_t at = 0, b = 0;
   for (int r = 0; r < size; ++r) {
     for (std::int64_t i : slice[r]) {
-      merge_into(lists + i * k, track ? where + i * k : nullptr, k, back.data() + at * k,
-                 track ? back_where.data() + at * k : nullptr, k, scratch);
-      ++at;
+      const std::int64_t c = count ? back_count[b++] : k;
+      merge_into(lists + i * k, track ? where + i * k : nullptr, k, back.data() + at,
+                 track ? back_where.data() + at : nullptr, c, scratch);
+      at += c;
     }
   }
 }

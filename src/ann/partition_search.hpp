@@ -45,11 +45,13 @@ std::int64_t remote_bytes(const std::vector<std::vector<T>>& send, int self) {
 
 // Collective. The answers to routed queries back to their ranks: `found` (and `found_where`,
 // when `where` is not null) hold k entries per query received, grouped by asking rank in rank
-// order (in_count[r] from rank r); each answer is merged into the list (lists + i k, where + i k)
-// of the query i of slice[r] that asked it.
+// order (in_count[r] from rank r), of which the first (*count)[a] answer query a (count null:
+// all k; null on every rank or on none); each answer is merged into the list (lists + i k,
+// where + i k) of the query i of slice[r] that asked it.
 void return_answers(MPI_Comm comm, const std::vector<std::int64_t>& in_count,
                     const std::vector<Neighbor>& found,
                     const std::vector<std::int64_t>& found_where, int k,
+                    const std::vector<std::int64_t>* count,
                     const std::vector<std::vector<std::int64_t>>& slice, Neighbor* lists,
                     std::int64_t* where, std::int64_t& sent);
 
@@ -86,7 +88,9 @@ class PartitionSearch {
   // of the other cells: (a_{probes+1} - a_1) / 2 with a_j its j-th smallest distance to a
   // centroid (a row y of cell j lies beyond the bisector of c_j and the query's nearest centroid
   // c, at least (a_j^2 - a_1^2) / (2 ||c - c_j||) >= (a_j - a_1) / 2 away); +inf when every cell
-  // is probed. Each rank scans the rows it holds of the probed cells.
+  // is probed. Each rank scans the rows it holds of the probed cells; the rank holding row i
+  // scans first, and sends the other ranks its k-th distance so far as a bound: they answer
+  // only with rows at most that far (none farther can enter the k nearest; ties by index stay).
   void probe(const std::vector<std::int64_t>& rows, int k, int probes,
              std::vector<Neighbor>& lists, std::vector<double>& exact,
              std::vector<double>& outside, SearchProgress* progress);
@@ -103,6 +107,9 @@ class PartitionSearch {
   std::int64_t held() const { return held_; }
   const float* full_row(std::int64_t at) const { return block_.full_row(at); }
   std::int64_t id(std::int64_t at) const { return block_.id(at); }
+  // Local. Rows that probe's scans for other ranks' queries skipped as beyond the bound the
+  // query's rank sent (0 on one rank), summed over the searches so far.
+  std::int64_t beyond_bound() const { return beyond_; }
 
   // Collective. Frees the index and the held rows, sends `lists` (held rows x m, ascending by
   // (dist, idx)) to the ranks whose input blocks own the rows, and fills the report (visits,
@@ -113,20 +120,23 @@ class PartitionSearch {
   // Local. The fields both constructors set (the int only tells this one apart).
   PartitionSearch(MPI_Comm comm, const LocalRows& data, const LocalRows* full, const AnnParams& p,
                   SearchReport& report, int);
-  // Per-thread buffers of scan_cells.
+  // Per-thread buffers of scan_cells, and its count of rows beyond the bound it was given.
   struct ScanScratch {
     std::vector<Neighbor> found;
     std::vector<std::int64_t> found_where;
     std::vector<std::pair<Neighbor, std::int64_t>> merge;
+    std::int64_t beyond = 0;
   };
   // Local. The held rows of the n cells `probed`: the k nearest to q by (projected_distance,
-  // global index), the row with global index `self` left out, merged into list / where.
+  // global index) among those at most `bound` away, the row with global index `self` left out,
+  // into s.found (ascending, global indices; at most k) and s.found_where (where_of).
   void scan_cells(const float* q, const int* probed, int n, std::int64_t self, int k,
-                  Neighbor* list, std::int64_t* where, ScanScratch& s) const;
+                  double bound, ScanScratch& s) const;
   // Collective. probe's queries (rows; their probed cells: probes per query in `cells`) to the
   // other ranks holding their cells (to[r]: the queries for rank r), in rounds of about
-  // p.round_bytes: the query row and its probed cells there go out, the k nearest of those rows
-  // (with where they are held) come back and are merged into lists / where_.
+  // p.round_bytes: the query row, its probed cells there and its k-th distance so far in lists
+  // go out, the k nearest of those rows within that distance (with where they are held) come
+  // back and are merged into lists / where_.
   void probe_remote(const std::vector<std::int64_t>& rows, int k, int probes,
                     const std::vector<int>& cells,
                     const std::vector<std::vector<std::int64_t>>& to,
@@ -150,6 +160,7 @@ class PartitionSearch {
   std::vector<std::int64_t> where_;    // where each neighbour of a search is held (kept between
                                        // searches: a batch's lists reuse its pages)
   std::int64_t sent_ = 0;
+  std::int64_t beyond_ = 0;
   std::int64_t visits_[3] = {0, 0, 0};
 };
 

@@ -4,7 +4,8 @@
 // answers with its k nearest by (distance, global index); the answers are merged. The same rows
 // are compared whatever the ranks, so the shortlists do not depend on the number of ranks.
 // Work per query: the probed cells' rows (about probes x the rows per cell) and one distance per
-// centroid.
+// centroid. The rank holding the query scans first; the others keep only rows within its k-th
+// distance so far, so that a visit elsewhere does not build a list of k from nothing.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -37,20 +38,23 @@ double probe_cells(const CellLayout& lay, const float* q, int probes,
 }  // namespace
 
 void PartitionSearch::scan_cells(const float* q, const int* probed, int n, std::int64_t self,
-                                 int k, Neighbor* list, std::int64_t* where,
-                                 ScanScratch& s) const {
+                                 int k, double bound, ScanScratch& s) const {
   const auto by_id = [&](const Neighbor& a, const Neighbor& b) {
     return a.dist < b.dist || (a.dist == b.dist && ids_[a.idx] < ids_[b.idx]);
   };
   // Candidates at most the k-th smallest so far, cut back to k whenever 2k are kept.
   std::vector<Neighbor>& found = s.found;
   found.clear();
-  double bound = std::numeric_limits<double>::infinity();
+  const double given = bound;
   for (int t = 0; t < n; ++t) {
     const int c = probed[t];
     for (std::int64_t at = cell_lo_[c]; at < cell_hi_[c]; ++at) {
       const double dist = projected_distance(q, block_.row(at), block_.d);
-      if (dist > bound || ids_[at] == self) continue;
+      if (dist > bound) {
+        s.beyond += dist > given;
+        continue;
+      }
+      if (ids_[at] == self) continue;
       found.push_back({dist, at});
       if (found.size() == 2 * static_cast<std::size_t>(k)) {
         std::nth_element(found.begin(), found.begin() + (k - 1), found.end(), by_id);
@@ -69,8 +73,6 @@ void PartitionSearch::scan_cells(const float* q, const int* probed, int n, std::
     s.found_where.push_back(where_of(self_, nb.idx));
     nb.idx = ids_[nb.idx];
   }
-  merge_into(list, where, k, found.data(), s.found_where.data(),
-             static_cast<std::int64_t>(found.size()), s.merge);
 }
 
 void PartitionSearch::probe_remote(const std::vector<std::int64_t>& rows, int k, int probes,
@@ -96,6 +98,7 @@ void PartitionSearch::probe_remote(const std::vector<std::int64_t>& rows, int k,
   for (std::int64_t round = 0; round < rounds; ++round) {
     std::vector<std::vector<float>> sq(size_);
     std::vector<std::vector<std::int64_t>> shead(size_), scell(size_);  // (self id, count), cells
+    std::vector<std::vector<double>> sbound(size_);  // the k-th distance in the list so far
     std::vector<std::vector<std::int64_t>> slice(size_);
     for (int r = 0; r < size_; ++r) {
       const std::int64_t have = static_cast<std::int64_t>(to[r].size());
@@ -111,19 +114,24 @@ void PartitionSearch::probe_remote(const std::vector<std::int64_t>& rows, int k,
         }
         shead[r].push_back(ids_[rows[i]]);
         shead[r].push_back(count);
+        sbound[r].push_back(lists[i * k + k - 1].dist);
       }
     }
-    sent_ += remote_bytes(sq, self_) + remote_bytes(shead, self_) + remote_bytes(scell, self_);
+    sent_ += remote_bytes(sq, self_) + remote_bytes(shead, self_) + remote_bytes(scell, self_) +
+             remote_bytes(sbound, self_);
     const std::vector<float> in_q = alltoallv(comm_, sq);
     sq = {};
     const std::vector<std::int64_t> in_head = alltoallv(comm_, shead);
     const std::vector<std::int64_t> in_cell = alltoallv(comm_, scell);
+    const std::vector<double> in_bound = alltoallv(comm_, sbound);
     const std::int64_t in_n = static_cast<std::int64_t>(in_head.size()) / 2;
     std::vector<std::int64_t> first(static_cast<std::size_t>(in_n) + 1, 0);
     for (std::int64_t a = 0; a < in_n; ++a) first[a + 1] = first[a] + in_head[2 * a + 1];
-    std::vector<Neighbor> found(static_cast<std::size_t>(in_n * k), kNoNeighbor);
-    std::vector<std::int64_t> found_where(found.size(), -1);
-#pragma omp parallel num_threads(p_.threads)
+    // Query a's answer: found_count[a] entries at found + a k.
+    std::vector<Neighbor> found(static_cast<std::size_t>(in_n * k));
+    std::vector<std::int64_t> found_where(found.size()), found_count(in_n);
+    std::int64_t beyond = 0;
+#pragma omp parallel num_threads(p_.threads) reduction(+ : beyond)
     {
       std::vector<int> probed;
       ScanScratch scratch;
@@ -131,16 +139,22 @@ void PartitionSearch::probe_remote(const std::vector<std::int64_t>& rows, int k,
       for (std::int64_t a = 0; a < in_n; ++a) {
         probed.assign(in_cell.begin() + first[a], in_cell.begin() + first[a + 1]);
         scan_cells(in_q.data() + a * w, probed.data(), static_cast<int>(probed.size()),
-                   in_head[2 * a], k, found.data() + a * k, found_where.data() + a * k, scratch);
+                   in_head[2 * a], k, in_bound[a], scratch);
+        found_count[a] = static_cast<std::int64_t>(scratch.found.size());
+        std::copy(scratch.found.begin(), scratch.found.end(), found.begin() + a * k);
+        std::copy(scratch.found_where.begin(), scratch.found_where.end(),
+                  found_where.begin() + a * k);
       }
+      beyond += scratch.beyond;
     }
+    beyond_ += beyond;
     if (progress) progress->remote.add(in_n);
     // Back to the askers (the queries arrived grouped by source rank, in rank order).
     std::vector<std::int64_t> out_count(size_), in_count(size_);
     for (int r = 0; r < size_; ++r) out_count[r] = static_cast<std::int64_t>(slice[r].size());
     MPI_Alltoall(out_count.data(), 1, MPI_INT64_T, in_count.data(), 1, MPI_INT64_T, comm_);
-    return_answers(comm_, in_count, found, found_where, k, slice, lists.data(), where_.data(),
-                   sent_);
+    return_answers(comm_, in_count, found, found_where, k, &found_count, slice, lists.data(),
+                   where_.data(), sent_);
   }
 }
 
@@ -174,7 +188,10 @@ void PartitionSearch::probe(const std::vector<std::int64_t>& rows, int k, int pr
         }
       }
       scan_cells(q, here.data(), static_cast<int>(here.size()), ids_[rows[i]], k,
-                 lists.data() + i * k, where_.data() + i * k, scratch);
+                 std::numeric_limits<double>::infinity(), scratch);
+      merge_into(lists.data() + i * k, where_.data() + i * k, k, scratch.found.data(),
+                 scratch.found_where.data(), static_cast<std::int64_t>(scratch.found.size()),
+                 scratch.merge);
     }
   }
   if (progress) progress->own.add(nq);

@@ -44,6 +44,7 @@ namespace {
 
 constexpr int kExtra = 8;                    // float candidates kept beyond k
 constexpr std::int64_t kQueryBlock = 512;    // queries per matrix product
+constexpr int kFlatCells = 512;              // above: two levels of k-means (make_cells)
 
 // C (rows_a x rows_b) = alpha A (rows_a x d) * B (rows_b x d)^T, single precision.
 void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t rows_b,
@@ -179,19 +180,31 @@ class VoronoiEngine final : public CountingEngine {
   }
   std::int64_t cell_rows(int c) const { return start_[c + 1] - start_[c]; }
 
-  // k-means centroids (one cell: the mean) and the exact nearest centroid of every row.
+  // k-means centroids (one cell: the mean) and the exact nearest centroid of every row; above
+  // kFlatCells cells, two levels of k-means (local_cells), so that the build costs the same per
+  // row at any size.
   void make_cells(const AnnParams& p) {
     const std::int64_t wanted =
         std::clamp<std::int64_t>(rows_ / std::max<std::int64_t>(p.cell_rows, 1), 1, 1 << 16);
     std::vector<float> sample;
+    std::vector<std::uint64_t> hash;
     const double share = static_cast<double>(wanted * kSamplePerCell) / static_cast<double>(rows_);
     for (std::int64_t l = 0; l < rows_ && wanted > 1; ++l) {
-      if (in_share(row_hash(p.seed, l), share)) {
+      const std::uint64_t h = row_hash(p.seed, l);
+      if (in_share(h, share)) {
         sample.insert(sample.end(), base_ + l * d_, base_ + (l + 1) * d_);
+        hash.push_back(h);
       }
     }
     const std::int64_t sample_rows = static_cast<std::int64_t>(sample.size()) / d_;
     cells_ = static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, sample_rows)));
+    if (cells_ > kFlatCells) {
+      CellLayout lay = local_cells(sample, hash, rows_, d_, cells_, p);
+      cells_ = lay.cells;
+      centroids_ = lay.centroids;
+      home_ = nearest_cells(lay, base_, rows_, threads_);
+      return;
+    }
     if (cells_ > 1) {
       centroids_ = kmeans(sample.data(), sample_rows, d_, cells_, p);
     } else {

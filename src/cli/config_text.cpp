@@ -1,14 +1,71 @@
-// Config file text (see options.hpp); apart from options.cpp so that it builds without MPI
-// (tests/fuzz).
+// Config file text (see options.hpp store_config_text); apart from options.cpp so that it builds
+// without MPI (tests/fuzz).
+#include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "options.hpp"
 
 namespace lsgl::cli {
 
-po::parsed_options parse_config_text(const std::string& text, const po::options_description& desc) {
+namespace {
+
+std::string trimmed(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// Local. The options of one line (none for a blank or comment line); throws the line's error.
+std::vector<po::option> line_options(const std::string& line, const po::options_description& desc) {
+  if (trimmed(line).rfind('[', 0) == 0)
+    throw std::runtime_error("sections are not used ('" + trimmed(line) +
+                             "'): write 'option = value' lines");
+  std::istringstream in(line);
+  std::vector<po::option> options;
+  try {
+    options = po::parse_config_file(in, desc, true).options;
+  } catch (const po::error& e) {
+    throw std::runtime_error(std::string(e.what()) + ": expected 'option = value'");
+  }
+  for (const po::option& o : options) {
+    if (!o.unregistered) continue;
+    const std::string near = nearest_option(o.string_key, desc);
+    throw std::runtime_error("unknown option '" + o.string_key + "'" +
+                             (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
+  return options;
+}
+
+}  // namespace
+
+void store_config_text(const std::string& text, const std::string& source,
+                       const po::options_description& desc, po::variables_map& vm) {
   std::istringstream in(text);
-  return po::parse_config_file(in, desc, false);
+  std::map<std::string, int> first_line;  // option -> the line that set it
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string where = source + ":" + std::to_string(number) + ": ";
+    std::vector<po::option> options;
+    try {
+      options = line_options(line, desc);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(where + e.what());
+    }
+    for (const po::option& o : options) {
+      const auto [it, first] = first_line.emplace(o.string_key, number);
+      if (!first)
+        throw std::runtime_error(where + "'" + o.string_key + "' is already set on line " +
+                                 std::to_string(it->second));
+      po::parsed_options one(&desc);
+      one.options.push_back(o);
+      try {
+        po::store(one, vm);
+      } catch (const po::error& e) {
+        throw std::runtime_error(where + e.what());
+      }
+    }
+  }
 }
 
 }  // namespace lsgl::cli

@@ -13,31 +13,38 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
                     const std::string& command_line) {
   ConvertOptions o;
   GraphInputArgs input;
-  std::string to;
+  std::string to, old_to;
   bool quiet = false;
-  po::options_description desc("lsgl convert options");
-  add_graph_input_options(desc, o.graph, o.input, input);
-  desc.add_options()
+  OptionGroups g(
+      "usage: [mpirun -n P] lsgl convert --graph G --output OUT\n"
+      "       [--output-format mtx|edgelist|npz|hdf5]\n"
+      "\nWrites a graph in a format R, Matlab, scipy, NetworkX or igraph loads "
+      "(docs/convert.md).\n");
+  add_graph_input_options(g.group("graph", "Graph"), o.graph, o.input, input);
+  g.group("output", "Output").add_options()
       ("output", po::value(&o.output), "output file (written atomically)")
-      ("to", po::value(&to),
-       "output format: mtx (Matrix Market, symmetric, 1-based), edgelist ('u v w', u < v, "
+      ("output-format", po::value(&to),
+       "format of --output: mtx (Matrix Market, symmetric, 1-based), edgelist ('u v w', u < v, "
        "0-based), npz (scipy.sparse.save_npz layout) or hdf5 (lsgl's graph); default: from the "
-       "output's extension (.mtx, .txt/.edges/.edgelist/.tsv, .npz, .h5)")
-      ("quiet", po::bool_switch(&quiet), "print only the summary line and errors");
-  add_common_options(desc);
-  const Parsed p = parse(comm, args, desc);
+       "output's extension (.mtx, .txt/.edges/.edgelist/.tsv, .npz, .h5; .mtx.gz and edge "
+       "lists .gz are gzipped)")
+      ("to", po::value(&old_to), "former name of --output-format")
+      ("quiet", flag(&quiet), "print only the summary line and errors");
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl convert --graph G --output OUT [--to "
-               "mtx|edgelist|npz|hdf5]\n"
-               "\nWrites a graph in a format R, Matlab, scipy, NetworkX or igraph loads "
-               "(docs/convert.md).\n",
-               desc);
+    print_help(comm, g, p);
     return 0;
   }
   lsgl::collectively(comm, [&] {
     apply_graph_input_args(input, o.input);
-    if (!to.empty()) o.to = parse_choice<ExportFormat>("to", to);
+    if (!to.empty()) o.to = parse_choice<ExportFormat>("output-format", to);
+    if (!old_to.empty()) {
+      const ExportFormat old = parse_choice<ExportFormat>("to", old_to);
+      if (o.to && *o.to != old)
+        throw std::invalid_argument("--to (the former name of --output-format) and "
+                                    "--output-format differ: give one");
+      o.to = old;
+    }
   });
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);

@@ -84,11 +84,11 @@ void add_dpcd_options(po::options_description& desc, DensestOptions& o, DensestA
       ("thresholds", po::value(&a.thresholds)->default_value("adaptive"),
        "dpcd: adaptive ([DPCD] eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
        "L0 = 2 x largest weighted degree; monotone by construction)")
-      ("alpha1", po::value(&d.alpha1)->default_value(d.alpha1),
+      ("alpha1", real(&d.alpha1),
        "dpcd: S+ = members with centred gradient > alpha1 L1")
-      ("alpha2", po::value(&d.alpha2)->default_value(d.alpha2),
+      ("alpha2", real(&d.alpha2),
        "dpcd: S- = non-members with centred gradient < -alpha2 L2")
-      ("eps", po::value(&d.eps)->default_value(d.eps),
+      ("eps", real(&d.eps),
        "dpcd, lipschitz thresholds: L = L0 + eps * max(L0, 1)")
       ("centre", po::value(&a.centre)->default_value(to_string(d.centre)),
        "dpcd: constant subtracted from the gradient before eq. 7: split (midway between the "
@@ -161,26 +161,26 @@ void apply_densest_args(const DensestArgs& a, const Parsed& p, DensestOptions& o
 // Collective. The options of args into o (and --quiet in a); false when --help was printed.
 bool parse_densest(MPI_Comm comm, const std::vector<std::string>& args, DensestOptions& o,
                    DensestArgs& a) {
-  po::options_description desc("lsgl densest options");
-  add_graph_input_options(desc, o.graph, o.input, a.input);
-  add_subgraph_options(desc, o, a);
-  add_dpcd_options(desc, o, a);
-  desc.add_options()
-      ("tpower-max-iter", po::value(&o.tpower_max_iterations)->default_value(100),
-       "tpower: iteration cap")
+  OptionGroups g(
+      "usage: [mpirun -n P] lsgl densest --graph G --size k [--method dpcd|dpcd-0|peel|ravi|"
+      "feige|tpower|\n         lp|l2box-admm|mpec-epm|mpec-adm] [--output out.h5] [options]\n"
+      "\nFinds k nodes with a large x^T W x (dense k-subgraph); reports density = x^T W x / k = "
+      "2 *\ninside weight / k.\n");
+  add_graph_input_options(g.group("graph", "Graph"), o.graph, o.input, a.input);
+  auto& subgraph = g.group("subgraph", "Subgraph, method and output");
+  add_subgraph_options(subgraph, o, a);
+  subgraph.add_options()
       ("seed", po::value(&a.seed)->default_value(1), "random seed (neighbourhood sampling)")
-      ("quiet", po::bool_switch(&a.quiet), "print only the summary line and errors");
-  add_relaxation_options(desc, o.lp, o.l2box, o.mpec, RelaxationCommand::kDensest);
-  add_common_options(desc);
-  const Parsed p = parse(comm, args, desc);
+      ("quiet", flag(&a.quiet), "print only the summary line and errors");
+  add_dpcd_options(g.group("dpcd", "DPCD", false), o, a);
+  auto& baselines = g.group("baselines", "The baselines", false);
+  baselines.add_options()
+      ("tpower-max-iter", po::value(&o.tpower_max_iterations)->default_value(100),
+       "tpower: iteration cap");
+  add_relaxation_options(baselines, o.lp, o.l2box, o.mpec, RelaxationCommand::kDensest);
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl densest --graph G --size k [--method "
-               "dpcd|dpcd-0|peel|ravi|feige|tpower|lp|l2box-admm|mpec-epm|mpec-adm] [--output "
-               "out.h5] [options]\n"
-               "\nFinds k nodes with a large x^T W x (dense k-subgraph); reports density = "
-               "x^T W x / k = 2 * inside weight / k.\n",
-               desc);
+    print_help(comm, g, p);
     return false;
   }
   collective_check(comm, p.vm.count("size") > 0, "--size is required");

@@ -18,9 +18,15 @@ bool parse_eval(MPI_Comm comm, const std::vector<std::string>& args, EvalOptions
   GraphInputArgs input;
   std::string laplacian;
   bool no_diameter = false;
-  po::options_description d("lsgl eval options");
-  add_graph_input_options(d, o.graph, o.input, input);
-  d.add_options()
+  OptionGroups g(
+      "usage: [mpirun -n P] lsgl eval --graph GRAPH [--labels LABELS] [--json OUT.json]\n"
+      "                  [--embedding EMB.h5 --eigenvectors m] [options]\n"
+      "\nMeasures a graph: degrees, connected components, label propagation (Zhu et al. 2003, "
+      "harmonic\nsolution) from a seeded share of known labels, the share of weight between "
+      "classes and on\nwrong edges, the hop diameter of the largest component, and optionally a "
+      "spectral embedding.\n");
+  add_graph_input_options(g.group("graph", "Graph"), o.graph, o.input, input);
+  g.group("labels", "Labels and label propagation").add_options()
       ("labels", po::value(&o.labels),
        "labels, one integer per node: IDX/IDX.gz, .npy (int64/int32/uint8) or HDF5 (with "
        "--labels-dataset); enables label propagation and class connectivity. A negative label "
@@ -38,13 +44,14 @@ bool parse_eval(MPI_Comm comm, const std::vector<std::string>& args, EvalOptions
       ("lp-max-iter", po::value(&o.lp.max_iterations)->default_value(10000),
        "label propagation: at most this many CG iterations per class")
       ("max-classes", po::value(&o.max_classes)->default_value(256),
-       "refuse labels with more distinct values than this")
+       "refuse labels with more distinct values than this");
+  g.group("measures", "Diameter and spectral embedding").add_options()
       ("diameter-exact-max", po::value(&o.diameter_params.exact_max_nodes)->default_value(5000),
        "exact hop diameter (all-sources BFS) when the largest component has at most this many "
        "nodes; beyond, an iterated double-sweep lower bound")
       ("diameter-bfs", po::value(&o.diameter_params.bfs_runs)->default_value(4),
        "BFS runs of the double-sweep lower bound")
-      ("no-diameter", po::bool_switch(&no_diameter), "skip the diameter")
+      ("no-diameter", flag(&no_diameter), "skip the diameter")
       ("embedding", po::value(&o.embedding),
        "write the spectral embedding (/embedding/vectors n x m, /embedding/values) to this HDF5 "
        "file (SLEPc; PETSc options -emb_...)")
@@ -53,24 +60,17 @@ bool parse_eval(MPI_Comm comm, const std::vector<std::string>& args, EvalOptions
       ("laplacian", po::value(&laplacian)->default_value("combinatorial"),
        "embedding Laplacian: combinatorial (D - W) or normalized (I - D^-1/2 W D^-1/2)")
       ("eig-tol", po::value(&o.embedding_params.tol)->default_value(1e-8, "1e-8"),
-       "embedding: relative residual tolerance of the eigenpairs")
+       "embedding: relative residual tolerance of the eigenpairs");
+  g.group("output", "Reports").add_options()
       ("json", po::value(&o.json), "also write the report as one JSON object to this file")
       ("predictions", po::value(&o.predictions),
        "with --labels: write label propagation's result to this HDF5 file: /predictions (the "
        "label of every node: given for known nodes, predicted otherwise, -1 when unreachable) "
        "and /known (1: label given)")
-      ("quiet", po::bool_switch(&quiet), "print nothing but errors");
-  add_common_options(d);
-  const Parsed p = parse(comm, args, d);
+      ("quiet", flag(&quiet), "print nothing but errors");
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl eval --graph GRAPH [--labels LABELS] [--json "
-               "OUT.json]\n                  [--embedding EMB.h5 --eigenvectors m] [options]\n"
-               "\nMeasures a graph: degrees, connected components, label propagation (Zhu et al. "
-               "2003, harmonic\nsolution) from a seeded share of known labels, the share of weight "
-               "between classes and on\nwrong edges, the hop diameter of the largest component, "
-               "and optionally a spectral embedding.\n",
-               d);
+    print_help(comm, g, p);
     return false;
   }
   lsgl::collectively(comm, [&] {

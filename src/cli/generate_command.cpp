@@ -29,31 +29,37 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
   ManifoldParams m;
   PowerlawGraphParams g;
   std::string communities, community_density;
-  po::options_description d("lsgl generate options");
-  d.add_options()
+  OptionGroups groups(
+      "usage: [mpirun -n P] lsgl generate --kind blobs|manifold|powerlaw-graph --output FILE.h5 "
+      "[options]\n");
+  groups.group("kind", "Kind and output").add_options()
       ("kind", po::value(&kind)->default_value("blobs"), "blobs, manifold or powerlaw-graph")
       ("output", po::value(&output), "output HDF5 file (/X, plus /labels or /grid)")
+      ("seed", po::value(&b.seed)->default_value(1), "random seed");
+  groups.group("blobs", "Blobs").add_options()
       ("n", po::value(&b.n)->default_value(b.n), "blobs: number of points")
       ("d", po::value(&b.d)->default_value(b.d), "blobs: number of features")
       ("clusters", po::value(&b.clusters)->default_value(b.clusters), "blobs: number of clusters")
       ("latent-dim", po::value(&b.latent_dim)->default_value(b.latent_dim),
        "blobs: clusters live in a latent space of this dimension, mapped linearly to d "
        "features (0: latent = d)")
-      ("cluster-std", po::value(&b.cluster_std)->default_value(b.cluster_std),
+      ("cluster-std", real(&b.cluster_std),
        "blobs: standard deviation within a cluster (latent space)")
-      ("center-spread", po::value(&b.center_spread)->default_value(b.center_spread),
+      ("center-spread", real(&b.center_spread),
        "blobs: centres uniform in [-spread, spread] per latent dimension")
-      ("noise", po::value(&b.noise)->default_value(b.noise),
-       "blobs: standard deviation of the noise added to each feature")
+      ("noise", real(&b.noise),
+       "blobs: standard deviation of the noise added to each feature");
+  groups.group("manifold", "Manifold").add_options()
       ("a", po::value(&m.a)->default_value(m.a), "manifold: grid rows")
       ("b", po::value(&m.b)->default_value(m.b), "manifold: grid columns")
       ("signals", po::value(&m.signals)->default_value(m.signals),
        "manifold: number of smooth signals observed on the grid (features)")
-      ("smoothness", po::value(&m.smoothness)->default_value(m.smoothness),
-       "manifold: width of the Gaussian smoothing kernel, in grid steps")
+      ("smoothness", real(&m.smoothness),
+       "manifold: width of the Gaussian smoothing kernel, in grid steps");
+  groups.group("powerlaw-graph", "Power-law graph").add_options()
       ("edges", po::value(&g.edges)->default_value(g.edges),
        "powerlaw-graph: background edge samples (Chung-Lu; loops and repeats dropped)")
-      ("exponent", po::value(&g.exponent)->default_value(g.exponent),
+      ("exponent", real(&g.exponent),
        "powerlaw-graph: degree exponent (> 2)")
       ("max-degree", po::value(&g.max_degree)->default_value(0.0),
        "powerlaw-graph: expected largest degree (0: sqrt(2 * edges))")
@@ -61,16 +67,10 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
        "powerlaw-graph: sizes of the planted communities, comma separated")
       ("community-density", po::value(&community_density)->default_value("0.5"),
        "powerlaw-graph: edge probability inside each community (one value, or one per "
-       "community)")
-      ("seed", po::value(&b.seed)->default_value(1), "random seed");
-  add_common_options(d);
-  const Parsed p = parse(comm, args, d);
+       "community)");
+  const Parsed p = parse(comm, args, groups);
   if (p.help) {
-    print_help(
-        comm,
-        "usage: [mpirun -n P] lsgl generate --kind blobs|manifold|powerlaw-graph --output FILE.h5 "
-        "[options]\n",
-        d);
+    print_help(comm, groups, p);
     return 0;
   }
   Kind k = Kind::kBlobs;

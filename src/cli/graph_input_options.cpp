@@ -11,14 +11,15 @@ void add_graph_input_options(po::options_description& desc, std::string& graph,
       ("graph", po::value(&graph),
        "graph file: our HDF5 graph (output of 'lsgl learn'), a SNAP-style edge list 'u v [w]' "
        "('#' comments, an optional header line; ids used as given, 0-based, or names with "
-       "--renumber) or Matrix Market (.mtx; ids 1-based, reported 0-based); text may be "
-       "gzipped")
-      ("renumber", po::bool_switch(&input.renumber),
+       "--renumber), Matrix Market (.mtx; ids 1-based, reported 0-based) or a scipy sparse "
+       ".npz (save_npz: csr, csc or coo); text may be gzipped")
+      ("renumber", flag(&input.renumber),
        "edge list: read ids as names (any text, or integers of any size) and number them "
        "0..n-1 in order of first appearance; the names are written to OUTPUT.ids, line i+1 "
        "naming node i")
-      ("format", po::value(&args.format)->default_value(to_string(input.format)),
-       "graph format: auto (from the file's first bytes), hdf5, edgelist or mtx")
+      ("graph-format", po::value(&args.format)->default_value(to_string(input.format)),
+       "format of --graph: auto (from the file's first bytes), hdf5, edgelist, mtx or npz")
+      ("format", po::value(&args.old_format), "former name of --graph-format")
       ("duplicates", po::value(&args.duplicates)->default_value("sum"),
        "repeated entries (i,j): sum (parallel edges add up) or max (an HDF5 graph read with "
        "--symmetry require refuses them)")
@@ -29,7 +30,14 @@ void add_graph_input_options(po::options_description& desc, std::string& graph,
 }
 
 void apply_graph_input_args(const GraphInputArgs& args, GraphInputOptions& input) {
-  input.format = parse_choice<GraphFormat>("format", args.format);
+  input.format = parse_choice<GraphFormat>("graph-format", args.format);
+  if (!args.old_format.empty()) {
+    const GraphFormat old = parse_choice<GraphFormat>("format", args.old_format);
+    if (input.format != GraphFormat::kAuto && input.format != old)
+      throw std::invalid_argument("--format (the former name of --graph-format) and "
+                                  "--graph-format differ: give one");
+    input.format = old;
+  }
   input.duplicates = parse_choice<DuplicateRule>("duplicates", args.duplicates);
   input.symmetry = parse_choice<SymmetryPolicy>("symmetry", args.symmetry);
 }

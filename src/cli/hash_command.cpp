@@ -46,7 +46,7 @@ const char* kHashUsage =
 
 // The train command's options as typed, before they are parsed.
 struct TrainArgs {
-  std::string metric, loss, solver, features, thresholds;
+  std::string metric, loss, solver, features, thresholds, input_format;
   std::int64_t seed = 1;
   bool quiet = false;
 };
@@ -54,8 +54,10 @@ struct TrainArgs {
 // The training data and the model file: --input ... --output.
 void add_train_data_options(po::options_description& desc, HashTrainOptions& o, TrainArgs& a) {
   desc.add_options()
-      ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy or IDX(.gz); one "
-       "sample per row")
+      ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy, CSV/TSV text or "
+       "IDX (all but HDF5 may be .gz); one sample per row")
+      ("input-format", po::value(&a.input_format)->default_value("auto"),
+       "format of --input: auto (from the name), hdf5, npy, idx or csv")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
       ("metric", po::value(&a.metric)->default_value(to_string(o.metric)),
        "euclidean, or cosine: rows scaled to unit norm before training (stored in the model; "
@@ -89,48 +91,61 @@ void add_train_options(po::options_description& desc, HashTrainOptions& o, Train
        "sdh: W-step / P-step / B-step rounds ([DPCD]: 5)")
       ("itq-iterations", po::value(&t.itq_iterations)->default_value(t.itq_iterations),
        "itq: B-step / rotation rounds")
-      ("beta", po::value(&t.beta)->default_value(t.beta),
+      ("beta", real(&t.beta),
        "sdh, fsdh: ridge of the W-step (FSDH's lambda)")
-      ("lambda", po::value(&t.lambda)->default_value(t.lambda), "ridge of the hash projection P")
-      ("nu", po::value(&t.nu)->default_value(t.nu),
+      ("lambda", real(&t.lambda), "ridge of the hash projection P")
+      ("nu", real(&t.nu),
        "sdh, fsdh: weight of ||B - P^T phi||^2 in the B-step (SDH's 1e-5; 0 gives [DPCD]'s "
        "loss)")
-      ("balanced", po::bool_switch(&t.balanced),
+      ("balanced", flag(&t.balanced),
        "dpcd, sdh: balanced codes: exactly half of all training bits are +1 (DPCD on the fixed "
        "count domain)")
-      ("dcc-sweeps", po::value(&t.dcc_sweeps)->default_value(t.dcc_sweeps),
-       "dcc: at most this many sweeps over the bits per B-step")
-      ("sgm-max-iter", po::value(&t.sgm_iterations)->default_value(t.sgm_iterations),
-       "sgm: at most this many sign updates per B-step")
+      ("seed", po::value(&a.seed)->default_value(1), "random seed (initial codes, anchors, ITQ's "
+       "rotation, neighbourhood sampling)")
+      ("chunk", po::value(&t.chunk)->default_value(t.chunk),
+       "samples per chunk of the reproducible sums (the results do not depend on the number "
+       "of ranks; ranks hold whole chunks)")
+      ("quiet", flag(&a.quiet), "print only the summary and errors");
+}
+
+// DPCD's B-step ([DPCD] Alg. 1): updates, thresholds, neighbourhood search.
+void add_train_dpcd_options(po::options_description& desc, hash::TrainOptions& t,
+                            TrainArgs& a) {
+  desc.add_options()
       ("max-iter", po::value(&t.dpcd.max_iterations)->default_value(t.dpcd.max_iterations),
        "dpcd: principal-coordinate updates per B-step ([DPCD]: 20)")
       ("thresholds", po::value(&a.thresholds)->default_value("coordinate"),
        "dpcd: coordinate (a bit is principal when flipping it alone lowers the loss: threshold "
        "2 (W W^T)_kk; all principal bits flip together), adaptive ([DPCD] eq. 7, scaled by "
        "alpha1/alpha2) or lipschitz (L0 + eps, L0 = 2 x largest eigenvalue of W W^T)")
-      ("one-per-code", po::value(&t.dpcd.one_per_block)->default_value(false),
+      ("one-per-code", flag(&t.dpcd.one_per_block),
        "dpcd: flip at most one bit of each code per update (the best); with coordinate "
        "thresholds every update then lowers the loss (slower: more updates)")
-      ("alpha1", po::value(&t.dpcd.alpha1)->default_value(t.dpcd.alpha1),
+      ("alpha1", real(&t.dpcd.alpha1),
        "dpcd: flip +1 bits whose gradient exceeds alpha1 L1")
-      ("alpha2", po::value(&t.dpcd.alpha2)->default_value(t.dpcd.alpha2),
+      ("alpha2", real(&t.dpcd.alpha2),
        "dpcd: flip -1 bits whose gradient is below -alpha2 L2")
       ("ns-every", po::value(&t.dpcd.ns_every)->default_value(t.dpcd.ns_every),
        "dpcd: neighbourhood search after every T updates ([DPCD]: 10)")
       ("ns-m", po::value(&t.dpcd.ns_m)->default_value(t.dpcd.ns_m),
-       "dpcd: at most m flips in the neighbourhood search ([DPCD]: 5; 0: none)")
-      ("seed", po::value(&a.seed)->default_value(1), "random seed (initial codes, anchors, ITQ's "
-       "rotation, neighbourhood sampling)")
-      ("chunk", po::value(&t.chunk)->default_value(t.chunk),
-       "samples per chunk of the reproducible sums (the results do not depend on the number "
-       "of ranks; ranks hold whole chunks)")
-      ("quiet", po::bool_switch(&a.quiet), "print only the summary and errors");
+       "dpcd: at most m flips in the neighbourhood search ([DPCD]: 5; 0: none)");
+}
+
+// The baselines' B-step solvers: dcc, sgm and the continuous relaxations.
+void add_train_baseline_options(po::options_description& desc, hash::TrainOptions& t) {
+  desc.add_options()
+      ("dcc-sweeps", po::value(&t.dcc_sweeps)->default_value(t.dcc_sweeps),
+       "dcc: at most this many sweeps over the bits per B-step")
+      ("sgm-max-iter", po::value(&t.sgm_iterations)->default_value(t.sgm_iterations),
+       "sgm: at most this many sign updates per B-step");
+  add_relaxation_options(desc, t.lp, t.l2box, t.mpec, RelaxationCommand::kHash);
 }
 
 // Local. The typed options from the strings; throws std::invalid_argument on a bad value.
 void apply_train_args(const TrainArgs& a, const Parsed& p, HashTrainOptions& o) {
   hash::TrainOptions& t = o.train;
   o.metric = parse_choice<Metric>("metric", a.metric);
+  o.input_format = parse_choice<DataFormat>("input-format", a.input_format);
   t.loss = parse_choice<hash::Loss>("loss", a.loss);
   t.solver = parse_choice<hash::BSolver>("solver", a.solver);
   t.features = a.features.empty()
@@ -146,18 +161,17 @@ void apply_train_args(const TrainArgs& a, const Parsed& p, HashTrainOptions& o) 
 bool parse_train(MPI_Comm comm, const std::vector<std::string>& args, HashTrainOptions& o,
                  TrainArgs& a) {
   hash::TrainOptions& t = o.train;
-  po::options_description desc("lsgl hash train options");
-  add_train_data_options(desc, o, a);
-  add_train_options(desc, o, a);
-  add_relaxation_options(desc, t.lp, t.l2box, t.mpec, RelaxationCommand::kHash);
-  add_common_options(desc);
-  const Parsed p = parse(comm, args, desc);
+  OptionGroups g(
+      "usage: [mpirun -n P] lsgl hash train --input X [--labels Y] --bits r --output model.h5\n"
+      "         [--loss sdh|fsdh|itq] [--solver dpcd|dcc|sgm|lp|l2box-admm|mpec-epm|sign]\n"
+      "         [--features rbf|raw] [options]\n");
+  add_train_data_options(g.group("data", "Data and model file"), o, a);
+  add_train_options(g.group("codes", "Codes, loss and B-step solver"), o, a);
+  add_train_dpcd_options(g.group("dpcd", "DPCD's B-step", false), t, a);
+  add_train_baseline_options(g.group("baselines", "The baselines' B-step solvers", false), t);
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl hash train --input X [--labels Y] --bits r --output "
-               "model.h5 [--loss sdh|fsdh|itq] [--solver dpcd|dcc|sgm|lp|l2box-admm|mpec-epm|sign] "
-               "[--features rbf|raw]\n",
-               desc);
+    print_help(comm, g, p);
     return false;
   }
   collectively(comm, [&] { apply_train_args(a, p, o); });
@@ -181,11 +195,16 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
 int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
   HashEncodeOptions o;
   std::int64_t seed = 1;
+  std::string input_format;
   bool quiet = false;
-  po::options_description desc("lsgl hash encode options");
-  desc.add_options()
+  OptionGroups g(
+      "usage: [mpirun -n P] lsgl hash encode --model model.h5 --input X [--labels Y] "
+      "[--per-class 100]\n         --output codes.h5\n");
+  g.group("encode", "Options").add_options()
       ("model", po::value(&o.model), "model file written by 'lsgl hash train'")
       ("input", po::value(&o.input), "data to encode (same formats and columns as training)")
+      ("input-format", po::value(&input_format)->default_value("auto"),
+       "format of --input: auto (from the name), hdf5, npy, idx or csv")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
       ("labels", po::value(&o.labels), "their labels (stored with the codes, needed by eval)")
       ("labels-dataset", po::value(&o.labels_dataset)->default_value(o.labels_dataset),
@@ -195,19 +214,18 @@ int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::strin
       ("seed", po::value(&seed)->default_value(1), "random seed of --per-class")
       ("output", po::value(&o.output), "codes file to write (HDF5 /hash/codes, uint8, bits "
        "packed row by row, bit k in bit k%8 of byte k/8)")
-      ("quiet", po::bool_switch(&quiet), "print only the summary and errors");
-  add_common_options(desc);
-  const Parsed p = parse(comm, args, desc);
+      ("quiet", flag(&quiet), "print only the summary and errors");
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl hash encode --model model.h5 --input X [--labels Y] "
-               "[--per-class 100] --output codes.h5\n",
-               desc);
+    print_help(comm, g, p);
     return 0;
   }
   collective_check(comm, p.vm.count("model") > 0 && p.vm.count("input") > 0,
                    "--model and --input are required");
   collective_check(comm, seed >= 0, "--seed must be >= 0");
+  lsgl::collectively(comm, [&] {
+    o.input_format = parse_choice<DataFormat>("input-format", input_format);
+  });
   o.seed = static_cast<std::uint64_t>(seed);
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
@@ -219,21 +237,19 @@ int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::strin
 int eval(MPI_Comm comm, const std::vector<std::string>& args) {
   HashEvalOptions o;
   bool quiet = false;
-  po::options_description desc("lsgl hash eval options");
-  desc.add_options()
+  OptionGroups g(
+      "usage: [mpirun -n P] lsgl hash eval --queries q.h5 --database model.h5 [--json "
+      "out.json]\n");
+  g.group("eval", "Options").add_options()
       ("queries", po::value(&o.queries), "query codes (from 'lsgl hash encode', with labels)")
       ("database", po::value(&o.database),
        "database codes: a model file (its training codes) or a codes file, with labels")
       ("top", po::value(&o.top)->default_value(o.top), "k of Precision@k")
       ("json", po::value(&o.json), "also write the results as one JSON object to this file")
-      ("quiet", po::bool_switch(&quiet), "print nothing but errors");
-  add_common_options(desc);
-  const Parsed p = parse(comm, args, desc);
+      ("quiet", flag(&quiet), "print nothing but errors");
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl hash eval --queries q.h5 --database model.h5 "
-               "[--json out.json]\n",
-               desc);
+    print_help(comm, g, p);
     return 0;
   }
   run_hash_eval(comm, o,

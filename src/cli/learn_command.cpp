@@ -23,15 +23,20 @@ namespace {
 // The options that name a choice, as given; parsed by choices() once the command line is read.
 struct Choices {
   std::string metric, engine, route, distance;  // lsgl learn and lsgl theta
+  std::string input_format;                     // lsgl learn and lsgl theta
   std::string dims, shortlist;                  // --ann-dims, --ann-shortlist: auto or a count
   std::string model, order, support, solver;    // lsgl learn only
+  std::string knn_mode, knn_weights;            // lsgl learn --model knn
 };
 
 void add_data_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
       ("input", po::value(&o.input),
        "data matrix, one row per node: HDF5 (.h5 or AnnData .h5ad, with --dataset), NumPy "
-       "(.npy, float32/64, C order) or IDX/IDX.gz (MNIST family, pixels scaled to [0,1])")
+       "(.npy, float32/64, C order), CSV/TSV text (.csv/.tsv/.txt, header line optional) or "
+       "IDX (MNIST family, pixels scaled to [0,1]); all but HDF5 may be gzipped (.gz)")
+      ("input-format", po::value(&c.input_format)->default_value("auto"),
+       "format of --input: auto (from the name), hdf5, npy, idx or csv (CSV, TSV or blanks)")
       ("dataset", po::value(&o.dataset)->default_value("/X"),
        "HDF5 dataset holding the matrix (an AnnData .h5ad embedding: /obsm/X_pca)")
       ("metric", po::value(&c.metric)->default_value("euclidean"),
@@ -61,17 +66,27 @@ int ann_count(MPI_Comm comm, const std::string& option, const std::string& text)
   return value;
 }
 
-void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
+// --ann, --threads, --candidates, --recall-sample, --seed.
+void add_candidate_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
       ("ann", po::value(&c.engine)->default_value("auto"),
-       "neighbour search engine: projected (a shortlist of rows by a few principal components, "
-       "re-ranked by exact distances: for high-dimensional data; the same lists on any number "
-       "of ranks), hnsw (graph index), flann (randomised kd-trees, good for low-dimensional "
-       "data), voronoi (exact: k-means cells searched by matrix products, fast when the data "
-       "have few dimensions), exact (brute force, small inputs) or auto (above 100 dimensions "
-       "projected when it reaches a recall of 0.997 on sampled rows in at most d/2 components; "
-       "else voronoi where a sample of queries shows that its cells prune the search, else "
-       "hnsw; the summary names the engine used)")
+       "neighbour search: projected (high dimensions), hnsw, flann (low dimensions), voronoi "
+       "(exact; few dimensions), exact (brute force) or auto (projected above 100 dimensions if "
+       "its recall reaches 0.997, else voronoi if its cells prune, else hnsw; docs/learn.md)")
+      ("threads", po::value(&o.ann.threads)->default_value(1),
+       "threads per rank for the neighbour search (e.g. SLURM's --cpus-per-task)")
+      ("candidates", po::value(&o.candidates),
+       "read each node's neighbour lists instead of searching: HDF5 ids and distances n x m "
+       "(pynndescent, faiss, hnswlib), a /graph CSR distance matrix, or a scipy csr .npz "
+       "(kneighbors_graph(mode='distance')); --help search for details")
+      ("recall-sample", po::value(&o.recall_sample)->default_value(300),
+       "nodes checked by brute force to estimate the candidate recall (0: skip)")
+      ("seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
+}
+
+// The engines' parameters and the layout of a --candidates file.
+void add_engine_options(po::options_description& d, LearnOptions& o, Choices& c) {
+  d.add_options()
       ("ann-dims", po::value(&c.dims)->default_value("auto"),
        "projected: principal components kept (auto: the fewest multiple of 8 that explain 88% "
        "of the variance, at most 128)")
@@ -79,7 +94,7 @@ void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
        "projected: rows shortlisted per node and re-ranked by exact distance (auto: with the "
        "number of probed cells, the cheapest of 2, 3, 4, 6, 8, 12 or 16 times r*k whose recall "
        "on 256 sampled rows reaches 0.997)")
-      ("ann-certify", po::bool_switch(&o.ann.certify),
+      ("ann-certify", flag(&o.ann.certify),
        "make every candidate list exact: projected rows whose shortlist cannot prove their "
        "list exact probe more cells with longer shortlists until it can (auto then never picks "
        "hnsw); the summary reports the share of certified rows either way")
@@ -92,8 +107,6 @@ void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
        "this per query (measured on a sample of queries)")
       ("ann-cells", po::value(&o.ann.cells_per_rank)->default_value(16),
        "partition: k-means cells per rank")
-      ("threads", po::value(&o.ann.threads)->default_value(1),
-       "threads per rank for the neighbour search (e.g. SLURM's --cpus-per-task)")
       ("hnsw-m", po::value(&o.ann.hnsw_m)->default_value(16), "hnsw: links per node (M)")
       ("hnsw-ef-construction", po::value(&o.ann.hnsw_ef_construction)->default_value(100),
        "hnsw: candidate list size while building")
@@ -102,10 +115,6 @@ void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
       ("flann-trees", po::value(&o.ann.flann_trees)->default_value(4), "flann: number of kd-trees")
       ("flann-checks", po::value(&o.ann.flann_checks)->default_value(256),
        "flann: leaves checked per query (more: better recall, slower)")
-      ("candidates", po::value(&o.candidates),
-       "read each node's neighbour lists from this HDF5 file instead of searching: ids and "
-       "distances n x m (pynndescent, faiss, hnswlib; -1 padding, self entries and repeats "
-       "dropped) or a sparse distance matrix in the /graph CSR layout")
       ("candidates-indices", po::value(&o.candidates_file.indices)->default_value("/indices"),
        "--candidates: the dataset of neighbour ids (n x m, 0-based)")
       ("candidates-distances",
@@ -114,10 +123,7 @@ void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
       ("candidates-distance", po::value(&c.distance)->default_value("squared"),
        "--candidates: what the distances are: squared (squared Euclidean: faiss IndexFlatL2, "
        "hnswlib 'l2'), euclidean (pynndescent, scikit-learn) or cosine (1 - cos: hnswlib "
-       "'cosine', pynndescent); checked against the data")
-      ("recall-sample", po::value(&o.recall_sample)->default_value(300),
-       "nodes checked by brute force to estimate the candidate recall (0: skip)")
-      ("seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
+       "'cosine', pynndescent); checked against the data");
 }
 
 // Collective. The choices parsed into o (an unknown name raises CollectiveError on every rank);
@@ -125,6 +131,7 @@ void add_ann_options(po::options_description& d, LearnOptions& o, Choices& c) {
 void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o) {
   lsgl::collectively(comm, [&] {
     o.metric = parse_choice<Metric>("metric", c.metric);
+    o.input_format = parse_choice<DataFormat>("input-format", c.input_format);
     o.ann.engine = parse_choice<AnnEngine>("ann", c.engine);
     o.ann.route = parse_choice<AnnRoute>("ann-route", c.route);
     o.candidates_file.distance = parse_choice<CandidateDistance>("candidates-distance", c.distance);
@@ -133,6 +140,8 @@ void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o)
     o.order = parse_choice<NodeOrder>("order", c.order);
     o.support = parse_choice<Support>("support", c.support);
     o.solver.solver = parse_choice<SolverKind>("solver", c.solver);
+    o.knn_mode = parse_choice<KnnMode>("knn-mode", c.knn_mode);
+    o.knn_weights = parse_choice<KnnWeights>("knn-weights", c.knn_weights);
   });
   o.ann.project_dims = ann_count(comm, "ann-dims", c.dims);
   o.ann.shortlist = ann_count(comm, "ann-shortlist", c.shortlist);
@@ -142,7 +151,8 @@ void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o)
 // Collective. --json is an output: distinct from the inputs and --output, writable.
 void check_json_output(MPI_Comm comm, const LearnOptions& o, const std::string& json) {
   check_distinct_files(comm, {{"--input", o.input}, {"--candidates", o.candidates}},
-                       {{"--output", o.output}, {"--json", json}});
+                       {{"--output", o.output}, {"--json", json},
+                        {"--write-anndata", o.anndata_in_place ? "" : o.anndata_output}});
   check_writable(comm, json);
 }
 
@@ -150,45 +160,46 @@ void check_json_output(MPI_Comm comm, const LearnOptions& o, const std::string& 
 struct LearnArgs {
   int progress_every = 50;
   bool quiet = false;
+  bool no_distances = false;
   std::string json;
 };
 
-// --json, --output, the model and its parameters.
-void add_model_options(po::options_description& d, LearnOptions& o, Choices& c, LearnArgs& a) {
+// The model and its parameters.
+void add_model_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
-      ("json", po::value(&a.json), "also write the summary as one JSON object to this file")
-      ("output", po::value(&o.output),
-       "output graph file, format from the name: .h5 (lsgl's graph with its attributes), .npz "
-       "(scipy), .mtx, .txt/.edges/.tsv (edge list); written atomically")
       ("model", po::value(&c.model)->default_value("log"),
        "log: the log model ([KP19] eq. 5), theta from --k; l2: the l2-degree model ([KP19] eq. 4), "
        "alpha searched for --k; soft, hard: Daitch et al. 2009 ([KP19] eq. 23, 22), degree not "
        "controlled; knn: the k-NN graph with weights exp(-Z/sigma^2)")
-      ("order", po::value(&c.order)->default_value("locality"),
-       "locality: internally renumber the rows so that neighbours share a rank (far fewer "
-       "bytes sent per iteration, faster iterations; the graph is written in input order); "
-       "input: keep the input order")
-      ("support", po::value(&c.support)->default_value("ann"),
-       "allowed pairs: ann (each node's r*k candidates, knn: k) or full (every pair, exact; "
-       "n <= 5000 only)")
       ("theta", po::value(&o.theta)->default_value(0.0),
        "log: use this theta instead of choosing it from --k ([KP19] eq. 18)")
       ("alpha", po::value(&o.alpha)->default_value(0.0),
-       "log, with --beta: the model's alpha and beta directly (weights scaled by "
-       "sqrt(alpha/beta)); l2: this alpha instead of the search for --k")
+       "log, with --beta: the model's alpha and beta directly; l2: this alpha instead of the "
+       "search for --k")
       ("beta", po::value(&o.beta)->default_value(0.0), "log: see --alpha")
       ("sigma", po::value(&o.sigma)->default_value(0.0),
        "knn: kernel width (0: sigma^2 = mean squared distance to the k-th neighbour)")
+      ("knn-mode", po::value(&c.knn_mode)->default_value("union"),
+       "knn: union (an edge where either node is among the other's k nearest) or mutual (where "
+       "each is among the other's k nearest)")
+      ("knn-weights", po::value(&c.knn_weights)->default_value("gaussian"),
+       "knn: gaussian (exp(-Z/sigma^2)) or binary (every edge 1: 0/1 connectivity)")
       ("mu", po::value(&o.mu)->default_value(0.0),
-       "soft: weight of the degree penalty (0: the mean squared feature distance over the "
-       "allowed edges, so the model does not depend on the data's scale)")
+       "soft: weight of the degree penalty (0: the mean squared feature distance of the allowed "
+       "edges)")
       ("project-dim", po::value(&o.project_dim)->default_value(0),
-       "hard, soft: project the features to this many dimensions by a random Gaussian matrix "
-       "drawn from --seed ([KP19] appendix C uses 20; 0: keep the features)");
+       "hard, soft: project the features to this many dimensions by a seeded Gaussian matrix "
+       "([KP19] app. C: 20; 0: keep)")
+      ("support", po::value(&c.support)->default_value("ann"),
+       "allowed pairs: ann (each node's r*k candidates, knn: k) or full (every pair, exact; "
+       "n <= 5000 only)")
+      ("order", po::value(&c.order)->default_value("locality"),
+       "locality: renumber the rows inside so that neighbours share a rank (faster iterations; "
+       "the graph is written in input order) or input");
 }
 
-// The solver and its stopping rules, the degree search, pruning, progress and checkpoints.
-void add_solver_options(po::options_description& d, LearnOptions& o, Choices& c, LearnArgs& a) {
+// The solver, its stopping rules, the degree search and pruning.
+void add_solver_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
       ("solver", po::value(&c.solver)->default_value("fdpg"),
        "log: fdpg (FISTA on the dual, Saboksayr & Mateos 2021: 3-12x faster than fbf to the "
@@ -205,6 +216,13 @@ void add_solver_options(po::options_description& d, LearnOptions& o, Choices& c,
        "eq. 18's theta; l2: alpha = the mean distance of the allowed edges)")
       ("max-solves", po::value(&o.max_solves)->default_value(6),
        "log and l2: at most this many solves for --degree-tol (the closest is kept)")
+      ("prune", po::value(&o.prune)->default_value(1e-4, "1e-4"),
+       "weights at or below this (before scaling) are not written");
+}
+
+// The solvers' tuning: the degree search's tolerance, fbf's step and scaling.
+void add_tuning_options(po::options_description& d, LearnOptions& o) {
+  d.add_options()
       ("degree-search-tol", po::value(&o.degree_search_tol)->default_value(3e-4, "3e-4"),
        "log model: --tol of the solves that measure the degree while theta is corrected (the "
        "theta kept is then solved to --tol)")
@@ -215,22 +233,50 @@ void add_solver_options(po::options_description& d, LearnOptions& o, Choices& c,
        "progress (1: the reference iteration; 0: choose c from the one-node solutions)")
       ("balance-every", po::value(&o.solver.balance_every)->default_value(50),
        "every this many iterations, halve or double c when the primal and dual relative "
-       "changes differ by more than 10x, at most 8 times (0: keep c fixed)")
-      ("prune", po::value(&o.prune)->default_value(1e-4, "1e-4"),
-       "weights at or below this (before scaling) are not written")
+       "changes differ by more than 10x, at most 8 times (0: keep c fixed)");
+}
+
+// --json, progress, --quiet and checkpoints.
+void add_output_options(po::options_description& d, LearnOptions& o, LearnArgs& a) {
+  d.add_options()
+      ("json", po::value(&a.json), "also write the summary as one JSON object to this file")
       ("progress-every", po::value(&a.progress_every)->default_value(50),
-       "print the iteration's progress every this many iterations (0: never)")
-      ("quiet", po::bool_switch(&a.quiet), "print nothing but errors")
+       "print the iteration's progress every this many iterations, every model that iterates "
+       "(0: never)")
+      ("quiet", flag(&a.quiet), "print nothing but errors")
       ("checkpoint", po::value(&o.checkpoint),
-       "save the learning state (allowed edges, weights, duals) to this HDF5 file, atomically, "
-       "keeping the previous one as FILE.prev; on SIGUSR1 or SIGTERM every rank saves at the "
-       "same iteration and lsgl exits with code 75")
+       "save the learning state to this HDF5 file (the previous one kept as FILE.prev); on "
+       "SIGUSR1 or SIGTERM every rank saves at the same iteration and lsgl exits with code 75")
       ("checkpoint-every", po::value(&o.checkpoint_every)->default_value(0),
        "iterations between checkpoints (0: only when signalled)")
       ("resume", po::value(&o.resume),
        "continue from a checkpoint (same data and parameters; any number of ranks); skips the "
        "neighbour search");
 }
+
+// --no-distances and the AnnData copy of --write-anndata.
+void add_anndata_options(po::options_description& d, LearnOptions& o, LearnArgs& a) {
+  d.add_options()
+      ("no-distances", flag(&a.no_distances),
+       "do not store each edge's distance (.h5: /graph/distances, aligned with /graph/data; "
+       "euclidean: ||x_i - x_j||, cosine: 1 - cos)")
+      ("write-anndata", po::value(&o.anndata_output),
+       "also write a copy of the AnnData --input (.h5ad) with the graph as scanpy's "
+       "pp.neighbors leaves it: obsp connectivities (the weights) and distances, uns neighbors "
+       "(the parameters); --output may then be left out")
+      ("anndata-key", po::value(&o.anndata_key),
+       "--write-anndata: scanpy's key_added (uns KEY, obsp KEY_connectivities and "
+       "KEY_distances; default: neighbors, connectivities, distances)")
+      ("anndata-in-place", flag(&o.anndata_in_place),
+       "allow --write-anndata to name the --input file: the graph is added to the input "
+       "itself (replaced atomically)");
+}
+
+const char* kLearnUsage =
+    "usage: [mpirun -n P] lsgl learn --input DATA --output GRAPH.h5 [--k 10] [options]\n"
+    "\nLearns a sparse weighted graph of average degree about k from the rows of DATA: each node "
+    "may\nconnect to its r*k approximate nearest neighbours; --model chooses the weights "
+    "(docs/learn.md).\n";
 
 }  // namespace
 
@@ -239,22 +285,23 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
   LearnOptions o;
   Choices c;
   LearnArgs a;
-  po::options_description d("lsgl learn options");
-  add_data_options(d, o, c);
-  add_model_options(d, o, c, a);
-  add_ann_options(d, o, c);
-  add_solver_options(d, o, c, a);
-  add_common_options(d);
-  const Parsed p = parse(comm, args, d);
+  OptionGroups g(kLearnUsage);
+  auto& data = g.group("data", "Data and degree");
+  add_data_options(data, o, c);
+  data.add_options()
+      ("output", po::value(&o.output),
+       "output graph file, format from the name: .h5 (lsgl's graph with its attributes), .npz "
+       "(scipy), .mtx, .txt/.edges/.tsv (edge list); written atomically");
+  add_model_options(g.group("model", "Model"), o, c);
+  add_solver_options(g.group("solver", "Solver"), o, c);
+  add_candidate_options(g.group("candidates", "Candidate search"), o, c);
+  add_output_options(g.group("output", "Output, progress and checkpoints"), o, a);
+  add_anndata_options(g.group("anndata", "AnnData output and edge distances", false), o, a);
+  add_engine_options(g.group("search", "Search engines and --candidates files", false), o, c);
+  add_tuning_options(g.group("tuning", "Solver tuning", false), o);
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl learn --input DATA --output GRAPH.h5 [--k 10] [options]\n"
-               "\nLearns a sparse weighted graph whose average degree is about k: each node may "
-               "connect to its\nr*k approximate nearest neighbours, the log model (Kalofolias "
-               "2016) or another --model chooses\nthe weights.\nThe output holds the symmetric "
-               "weight matrix in CSR "
-               "(/graph/indptr, /graph/indices, /graph/data).\n",
-               d);
+    print_help(comm, g, p);
     return 0;
   }
   parse_choices(comm, c, true, o);
@@ -262,6 +309,7 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
                    "--progress-every, --checkpoint-every and --recall-sample must be >= 0");
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
+  o.distances = !a.no_distances;
   if (!a.json.empty()) check_json_output(comm, o, a.json);
   install_interrupt_handlers();
   const auto monitor = make_printing_monitor(
@@ -275,17 +323,16 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
 int theta_command(MPI_Comm comm, const std::vector<std::string>& args) {
   LearnOptions o;
   Choices c;
-  po::options_description d("lsgl theta options");
-  add_data_options(d, o, c);
-  add_ann_options(d, o, c);
-  add_common_options(d);
-  const Parsed p = parse(comm, args, d);
+  OptionGroups g(
+      "usage: [mpirun -n P] lsgl theta --input DATA [--k 10] [options]\n"
+      "\nPrints the theta of [KP19] eq. 18 for an average of k neighbours per node, with the "
+      "mean\nlower and upper bounds of the per-node intervals ([KP19] Thm. 3).\n");
+  add_data_options(g.group("data", "Data and degree"), o, c);
+  add_candidate_options(g.group("candidates", "Candidate search"), o, c);
+  add_engine_options(g.group("search", "Search engines and --candidates files", false), o, c);
+  const Parsed p = parse(comm, args, g);
   if (p.help) {
-    print_help(comm,
-               "usage: [mpirun -n P] lsgl theta --input DATA [--k 10] [options]\n"
-               "\nPrints the theta of [KP19] eq. 18 for an average of k neighbours per node, with "
-               "the mean\nlower and upper bounds of the per-node intervals ([KP19] Thm. 3).\n",
-               d);
+    print_help(comm, g, p);
     return 0;
   }
   parse_choices(comm, c, false, o);

@@ -2,13 +2,15 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "lsgl/util/error.hpp"
@@ -17,12 +19,6 @@
 #include "lsgl/util/mpi.hpp"
 
 namespace lsgl::cli {
-
-void add_common_options(po::options_description& desc) {
-  desc.add_options()("help", "show this help and exit")(
-      "config", po::value<std::string>(),
-      "INI-style file of 'option = value' lines (the command line overrides it)");
-}
 
 namespace {
 
@@ -39,7 +35,7 @@ void store_config_file(const std::string& file, const po::options_description& d
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw std::runtime_error("cannot read config file '" + file + "'");
-  po::store(parse_config_text(text.str(), desc), vm);
+  store_config_text(text.str(), file, desc, vm);
 }
 
 // Every floating-point option must be a finite number (Boost reads "inf" and "nan").
@@ -68,22 +64,70 @@ void check_config_not_an_output(const po::variables_map& vm) {
   }
 }
 
+
+// The words Boost reads as a flag's value.
+bool is_flag_value(std::string w) {
+  for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* v : {"true", "false", "yes", "no", "on", "off", "1", "0"})
+    if (w == v) return true;
+  return false;
+}
+
+// The command line for Boost: a flag gets its value after '=' (`--quiet` -> `--quiet=true`,
+// `--quiet false` -> `--quiet=false`), since Boost would take any next word not starting with
+// "--" (such as PETSc's -log_view) as its value; `--help [GROUP]` is taken out into *help.
+std::vector<std::string> explicit_flags(const std::vector<std::string>& args,
+                                        const po::options_description& desc,
+                                        std::optional<std::string>* help) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& w = args[i];
+    const bool has_next = i + 1 < args.size();
+    if (w == "--help" || w.rfind("--help=", 0) == 0) {
+      const bool topic_next = w == "--help" && has_next && args[i + 1].rfind('-', 0) != 0;
+      *help = w == "--help" ? (topic_next ? args[++i] : std::string()) : w.substr(7);
+      continue;
+    }
+    const auto* o = w.rfind("--", 0) == 0 && w.find('=') == std::string::npos
+                        ? desc.find_nothrow(w.substr(2), false)
+                        : nullptr;
+    if (!o || !dynamic_cast<const po::typed_value<bool>*>(o->semantic().get())) {
+      out.push_back(w);
+      continue;
+    }
+    out.push_back(w + "=" + (has_next && is_flag_value(args[i + 1]) ? args[++i] : "true"));
+  }
+  return out;
+}
+
+// Local. Throws for an unknown --option, with the nearest one as a suggestion.
+[[noreturn]] void refuse_unknown(const std::string& word, const po::options_description& desc) {
+  const std::string name = word.substr(2, word.find('=') - 2);
+  const std::string near = nearest_option(name, desc);
+  throw std::runtime_error("unknown option '" + word + "'" +
+                           (near.empty() ? "" : " (did you mean --" + near + "?)") +
+                           " (see --help)");
+}
+
 }  // namespace
 
-Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
-             const po::options_description& desc) {
+Parsed parse(MPI_Comm comm, const std::vector<std::string>& args, OptionGroups& groups) {
   Parsed p;
+  const po::options_description& desc = groups.all();
   lsgl::collectively(comm, [&] {
     namespace cls = po::command_line_style;
     const auto style = cls::unix_style & ~cls::allow_short & ~cls::allow_guessing;
-    po::parsed_options parsed =
-        po::command_line_parser(args).options(desc).style(style).allow_unregistered().run();
+    std::optional<std::string> help;
+    po::parsed_options parsed = po::command_line_parser(explicit_flags(args, desc, &help))
+                                    .options(desc)
+                                    .style(style)
+                                    .allow_unregistered()
+                                    .run();
     // Leftovers: PETSc options start with a single '-'; a word after one is its value.
     const auto rest = po::collect_unrecognized(parsed.options, po::include_positional);
     bool after_petsc_option = false;
     for (const auto& w : rest) {
-      if (w.rfind("--", 0) == 0)
-        throw std::runtime_error("unknown option '" + w + "' (see --help)");
+      if (w.rfind("--", 0) == 0) refuse_unknown(w, desc);
       if (w.size() > 1 && w[0] == '-') {
         check_single_dash_option(w, desc);
         after_petsc_option = true;
@@ -95,7 +139,8 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args,
     }
     po::store(parsed, p.vm);
     if (p.vm.count("config")) store_config_file(p.vm["config"].as<std::string>(), desc, p.vm);
-    p.help = p.vm.count("help") > 0;
+    p.help = help.has_value();
+    p.help_topic = help.value_or("");
     if (!p.help) po::notify(p.vm);
     check_finite(p.vm);
     check_config_not_an_output(p.vm);
@@ -133,10 +178,10 @@ std::string join_command_line(int argc, char** argv) {
   return s;
 }
 
-void print_help(MPI_Comm comm, const std::string& usage, const po::options_description& desc) {
-  if (comm_rank(comm) != 0) return;
-  std::cout << usage << "\n" << desc << "\n"
-            << "PETSc options (single dash, e.g. -log_view) are passed through to PETSc.\n";
+void print_help(MPI_Comm comm, OptionGroups& groups, const Parsed& p) {
+  std::string text;
+  lsgl::collectively(comm, [&] { text = groups.help_text(p.help_topic); });
+  if (comm_rank(comm) == 0) std::fputs(text.c_str(), stdout);
 }
 
 }  // namespace lsgl::cli

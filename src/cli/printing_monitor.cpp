@@ -33,8 +33,11 @@ class PrintingMonitor : public Monitor {
   void iteration(const IterationReport& r) override {
     if (verbosity_ != Verbosity::kAll || progress_every_ <= 0 || r.iteration % progress_every_)
       return;
-    std::printf("  iteration %5d   %s %.3e  dual %.3e\n", r.iteration, r.primal_name, r.primal,
-                r.dual);
+    if (*r.dual_name)
+      std::printf("  iteration %5d   %s %.3e  %s %.3e\n", r.iteration, r.primal_name, r.primal,
+                  r.dual_name, r.dual);
+    else
+      std::printf("  iteration %5d   %s %.3e\n", r.iteration, r.primal_name, r.primal);
     std::fflush(stdout);
   }
 

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "lsgl/graph/graph_io.hpp"
+#include "npz_graph.hpp"
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -107,6 +109,13 @@ std::vector<std::pair<double, std::int64_t>> clean_row(const LocalCsr& rows, std
   return out;
 }
 
+// Local. Whether `path` starts with a ZIP signature (a scipy .npz).
+bool is_zip(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char b[4] = {};
+  return f.read(b, 4) && std::string(b, 4) == "PK\x03\x04";
+}
+
 }  // namespace
 
 std::string CandidatesFileReport::note() const {
@@ -125,18 +134,21 @@ std::string CandidatesFileReport::note() const {
 Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
                                 const CandidatesFileOptions& opt, CandidatesFileReport* report) {
   bool csr = false;
-  {
+  const bool npz = is_zip(path);
+  if (!npz) {
     const h5::File f = h5::open_read(comm, path);
     csr = h5::object_kind(f, "/graph/indptr") == h5::ObjectKind::kDataset;
   }
-  const LocalCsr rows = csr ? read_graph(comm, path) : read_lists(comm, path, opt);
+  const LocalCsr rows = npz   ? read_npz_rows(comm, path)
+                        : csr ? read_graph(comm, path)
+                              : read_lists(comm, path, opt);
   collective_check(comm, opt.n <= 0 || rows.n == opt.n,
                    "'" + path + "' has lists for " + std::to_string(rows.n) +
                        " nodes, the data has " + std::to_string(opt.n) + " rows");
   const std::string bad = first_invalid(rows, path);
   collective_check(comm, bad.empty(), bad);
   CandidatesFileReport rep;
-  rep.layout = csr ? "csr" : "lists";
+  rep.layout = npz ? "npz" : csr ? "csr" : "lists";
   rep.n = rows.n;
   std::vector<std::vector<std::pair<double, std::int64_t>>> clean(rows.local_rows());
   std::int64_t fewest = rows.n, fewest_node = -1;

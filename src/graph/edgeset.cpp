@@ -20,13 +20,15 @@ struct OwnedEdge {
 };
 
 // Local. The received pairs as (anchor, other) per edge, grouped by anchor and sorted by
-// (other, z) within each anchor, repeats of a pair merged (the first in (b, z) order kept);
+// (other, z) within each anchor, repeats of a pair merged (the first in (b, z) order kept, with
+// its value or, with `sum`, the sum of the repeats' values);
 // returns the CSR offsets of the anchors lo..lo + nl - 1 into `own`. `mine` is emptied. A
 // counting sort by anchor and a sort of each anchor's few edges: linear in the edges (one sort
 // of all of them cost 26 passes over memory at 10^7 nodes), same result as sorting by
 // (a, b, z) and keeping the first of each (a, b).
 std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int64_t lo,
-                                          std::int64_t nl, std::vector<OwnedEdge>& own) {
+                                          std::int64_t nl, std::vector<OwnedEdge>& own,
+                                          RepeatValues repeats) {
   const auto anchor = [](const EdgeEntry& e) { return ((e.i + e.j) & 1) == 0 ? e.i : e.j; };
   std::vector<std::int64_t> ptr(nl + 1, 0);
   for (const auto& e : mine) ++ptr[anchor(e) - lo + 1];
@@ -50,7 +52,10 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
     std::sort(first, last, by_other);
     ptr[r] = kept;
     for (auto it = first; it != last; ++it)
-      if (it == first || it->b != (it - 1)->b) own[kept++] = *it;
+      if (it == first || it->b != (it - 1)->b)
+        own[kept++] = *it;
+      else if (repeats == RepeatValues::kSum)
+        own[kept - 1].value += it->value;
   }
   ptr[nl] = kept;
   own.resize(kept);
@@ -60,10 +65,10 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
 // Collective. Each pair (self-loops dropped) on the rank of its anchor, the lower end when
 // i + j is even and the upper one when odd, as (anchor, other), grouped by anchor (CSR offsets
 // of the local anchors lo..lo + nl - 1 into `nat`), sorted by (b, z) within each anchor, with
-// repeats of a pair merged (the first by z kept).
+// repeats of a pair merged (the first by z kept, values as `repeats` says).
 std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part, std::int64_t lo,
                                    std::int64_t nl, std::vector<EdgeEntry> pairs,
-                                   std::vector<std::int64_t>& nat) {
+                                   std::vector<std::int64_t>& nat, RepeatValues repeats) {
   std::vector<std::vector<EdgeEntry>> send(comm_size(comm));
   for (auto e : pairs) {
     if (e.i == e.j) continue;
@@ -76,7 +81,7 @@ std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part, std::in
   std::vector<EdgeEntry> mine = alltoallv(comm, send);
   send.clear();
   std::vector<OwnedEdge> own;
-  nat = group_by_anchor(mine, lo, nl, own);
+  nat = group_by_anchor(mine, lo, nl, own, repeats);
   return own;
 }
 
@@ -213,21 +218,22 @@ void GhostedNodeVector::reverse_add() {
   std::fill(local_form_ + local_size, local_form_ + slots_, 0.0);
 }
 
-EdgeSet EdgeSet::from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand) {
+EdgeSet EdgeSet::from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand,
+                                 std::vector<double>* listings) {
   std::vector<EdgeEntry> pairs;
   pairs.reserve(cand.idx.size());
   for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
     const std::int64_t u = cand.begin + r;
     for (int c = 0; c < cand.m; ++c) {
       const std::int64_t v = cand.idx[r * cand.m + c];
-      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c]});
+      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c], 1.0});
     }
   }
-  return from_pairs(comm, n, std::move(pairs));
+  return from_pairs(comm, n, std::move(pairs), listings, RepeatValues::kSum);
 }
 
 EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs,
-                            std::vector<double>* values) {
+                            std::vector<double>* values, RepeatValues repeats) {
   const int size = comm_size(comm), rank = comm_rank(comm);
   // Ghost indices are PETSc (32-bit) block indices of a 2-valued node vector.
   collective_check(
@@ -241,7 +247,8 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   collective_check(comm, s.local_nodes_ < INT_MAX, "too many nodes on one rank: use more ranks");
   const std::int64_t nl = s.local_nodes_, lo = s.first_;
   std::vector<std::int64_t> nat;
-  const std::vector<OwnedEdge> own = owned_edges(comm, s.part_, lo, nl, std::move(pairs), nat);
+  const std::vector<OwnedEdge> own =
+      owned_edges(comm, s.part_, lo, nl, std::move(pairs), nat, repeats);
 
   s.row_node_ = breadth_first_order(own, lo, nl);
   const std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot =

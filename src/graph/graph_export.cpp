@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lsgl/util/atomic_file.hpp"
+#include "lsgl/util/gzip.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/parallel_file.hpp"
 
@@ -47,10 +48,12 @@ std::string entry_lines(const LocalCsr& m, std::int64_t base, Keep keep, std::in
   return out;
 }
 
-// Collective. Writes rank 0's `header` followed by every rank's `lines` in rank order.
+// Collective. Writes rank 0's `header` followed by every rank's `lines` in rank order; for a
+// name ending in .gz, each rank's text as one gzip member (none for a rank without lines).
 void write_text_graph(MPI_Comm comm, const std::string& path, const std::string& header,
                       std::string lines) {
   if (comm_rank(comm) == 0) lines.insert(0, header);
+  if (gzip_output(path) && !lines.empty()) lines = gzip_member(lines);
   write_atomically(comm, path, [&](const std::string& tmp) {
     write_in_rank_order(comm, tmp, std::move(lines), path);
   });

@@ -8,6 +8,7 @@
 #include "lsgl/graph/symmetry_check.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "npz_graph.hpp"
 #include "text_graph_file.hpp"
 
 namespace lsgl {
@@ -30,8 +31,8 @@ std::string not_a_text_graph(const std::string& path, const std::string& head) {
            "lists or Matrix Market): learn a graph from data with `lsgl learn --input " + path +
            "`";
   if (head.rfind("PK\x03\x04", 0) == 0)
-    return "'" + path + "' is a ZIP archive (a NumPy .npz?), not a graph lsgl reads: write a " +
-           "scipy matrix W with scipy.io.mmwrite('graph.mtx', W) and give the .mtx";
+    return "'" + path + "' is a ZIP archive (a scipy .npz?), not a text graph: read it with " +
+           "--graph-format npz or auto";
   return "";
 }
 
@@ -48,11 +49,15 @@ Detected detect(MPI_Comm comm, const std::string& path, GraphFormat format) {
       // A first line of '%' naming MatrixMarket is a banner (a misspelt one is an error),
       // never a comment.
       const bool looks_mtx = names_matrix_market(d.head.text);
+      const bool zip = !d.head.gz && d.head.text.rfind("PK\x03\x04", 0) == 0;
       d.kind = format;
       if (format == GraphFormat::kAuto)
         d.kind = d.head.hdf5 ? GraphFormat::kHdf5
+                 : zip       ? GraphFormat::kNpz
                  : looks_mtx ? GraphFormat::kMtx
                              : GraphFormat::kEdgeList;
+      if (d.kind == GraphFormat::kNpz && !zip)
+        message = "'" + path + "' is not a ZIP archive, so not a scipy .npz";
       if (d.kind == GraphFormat::kEdgeList && looks_mtx)
         message = "'" + path + "' starts with a Matrix Market banner, not an edge list (read it "
                   "with --format mtx or auto)";
@@ -61,7 +66,7 @@ Detected detect(MPI_Comm comm, const std::string& path, GraphFormat format) {
       if (message.empty() && d.kind != GraphFormat::kHdf5 && d.head.hdf5)
         message = "'" + path + "' is an HDF5 file, not a text graph";
       d.gz = d.head.gz;
-      if (message.empty() && d.kind != GraphFormat::kHdf5)
+      if (message.empty() && d.kind != GraphFormat::kHdf5 && d.kind != GraphFormat::kNpz)
         message = not_a_text_graph(path, d.head.text);
     }
   }
@@ -93,6 +98,30 @@ LocalCsr read_hdf5_graph(MPI_Comm comm, const std::string& path, const GraphInpu
   return rows;
 }
 
+// Collective. The symmetry policy's check of entries read from a file that lists edges.
+void require_symmetric(MPI_Comm comm, const std::string& path, const GraphInputOptions& opt,
+                       const GraphInputReport& rep) {
+  collective_check(comm, opt.symmetry == SymmetryPolicy::kSymmetrise || rep.unequal == 0,
+                   "'" + path + "' is not symmetric: " + std::to_string(rep.unequal) +
+                       (rep.unequal == 1 ? " pair is" : " pairs are") +
+                       " listed in both directions with different weights, first " +
+                       rep.first_unequal + " (--symmetry symmetrise takes the larger)");
+}
+
+// Collective. A scipy .npz under the policy (its entries as those of a Matrix Market file).
+LocalCsr read_npz_graph(MPI_Comm comm, const std::string& path, const GraphInputOptions& opt,
+                        GraphInputReport& rep) {
+  collective_check(comm, !opt.renumber,
+                   "--renumber is for edge lists with named ids; '" + path +
+                       "' is a scipy matrix, whose nodes are 0..n-1 already");
+  std::int64_t n = 0;
+  std::vector<DirectedEntry> entries = read_npz_entries(comm, path, &n);
+  LocalCsr rows = symmetrize_entries(comm, n, std::move(entries), opt.duplicates, &rep);
+  require_symmetric(comm, path, opt, rep);
+  rep.format = "npz";
+  return rows;
+}
+
 // Collective. An edge list or Matrix Market file under the policy.
 LocalCsr read_text_graph(MPI_Comm comm, const std::string& path, const Detected& d,
                          const GraphInputOptions& opt, GraphInputReport& rep,
@@ -110,11 +139,7 @@ LocalCsr read_text_graph(MPI_Comm comm, const std::string& path, const Detected&
   rep.header = text.header;
   rep.renumbered = opt.renumber;
   if (node_names) *node_names = std::move(text.renumbering.names);
-  collective_check(comm, opt.symmetry == SymmetryPolicy::kSymmetrise || rep.unequal == 0,
-                   "'" + path + "' is not symmetric: " + std::to_string(rep.unequal) +
-                       (rep.unequal == 1 ? " pair is" : " pairs are") +
-                       " listed in both directions with different weights, first " +
-                       rep.first_unequal + " (--symmetry symmetrise takes the larger)");
+  require_symmetric(comm, path, opt, rep);
   rep.format = std::string(mtx ? "mtx" : "edgelist") + (d.gz ? ".gz" : "");
   return rows;
 }
@@ -132,6 +157,8 @@ LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInp
                          "' is an HDF5 graph, whose nodes are 0..n-1 already");
     rows = read_hdf5_graph(comm, path, opt, rep);
     rep.format = "hdf5";
+  } else if (d.kind == GraphFormat::kNpz) {
+    rows = read_npz_graph(comm, path, opt, rep);
   } else {
     rows = read_text_graph(comm, path, d, opt, rep, node_names);
   }

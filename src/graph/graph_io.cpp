@@ -12,12 +12,13 @@ namespace lsgl {
 namespace {
 struct Entry {
   std::int64_t row, col;
-  double w;
+  double w, d;  // weight, and the edge's distance when carried (else 0)
 };
 }  // namespace
 
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
-                       double scale, const std::vector<std::int64_t>* input) {
+                       double scale, const std::vector<std::int64_t>* input,
+                       const std::vector<double>* distance, std::vector<double>* distances) {
   MPI_Comm comm = edges.comm();
   const int size = comm_size(comm);
   const Partition& part = edges.partition();
@@ -41,8 +42,8 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
     for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
       if (!(w[e] > threshold)) continue;
       const std::int64_t ga = id(a), gb = id(other[e]);
-      const double value = w[e] * scale;
-      for (const Entry& x : {Entry{ga, gb, value}, Entry{gb, ga, value}}) {
+      const double value = w[e] * scale, d = distance ? (*distance)[e] : 0.0;
+      for (const Entry& x : {Entry{ga, gb, value, d}, Entry{gb, ga, value, d}}) {
         if (x.row >= out_first && x.row < out_first + nl)
           mine.push_back(x);
         else
@@ -62,10 +63,15 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   m.indptr.assign(nl + 1, 0);
   m.indices.reserve(mine.size());
   m.data.reserve(mine.size());
+  if (distances) {
+    distances->clear();
+    distances->reserve(distance ? mine.size() : 0);
+  }
   for (const auto& e : mine) {
     ++m.indptr[e.row - out_first + 1];
     m.indices.push_back(e.col);
     m.data.push_back(e.w);
+    if (distances && distance) distances->push_back(e.d);
   }
   std::partial_sum(m.indptr.begin(), m.indptr.end(), m.indptr.begin());
   return m;
@@ -132,12 +138,27 @@ void check_finite_values(MPI_Comm comm, const std::string& what, const FiniteArr
   collective_check(comm, message.empty(), what + " not written: the " + message + " (NaN or Inf)");
 }
 
+void check_distances(MPI_Comm comm, const LocalCsr& m, const EdgeDistances& d) {
+  std::string message;
+  if (d.values.size() != m.data.size())
+    message = std::to_string(d.values.size()) + " distances for " +
+              std::to_string(m.data.size()) + " weights on rank " +
+              std::to_string(comm_rank(comm));
+  for (std::size_t e = 0; e < d.values.size() && message.empty(); ++e)
+    if (!(std::isfinite(d.values[e]) && d.values[e] >= 0))
+      message = "distance " + std::to_string(e) + " on rank " + std::to_string(comm_rank(comm)) +
+                " is not a finite number >= 0";
+  collective_check(comm, message.empty(), "graph not written: " + message);
+}
+
 void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
-                 const Attributes& graph_attrs, const Attributes& file_attrs) {
+                 const Attributes& graph_attrs, const Attributes& file_attrs,
+                 const EdgeDistances* distances) {
   const std::vector<double> degree = row_sums(m);
   Attributes attrs(graph_attrs);
   attrs.insert(attrs.end(), file_attrs.begin(), file_attrs.end());
   check_finite_output(comm, m, degree, attrs);
+  if (distances) check_distances(comm, m, *distances);
   write_hdf5_atomically(comm, path, [&](const h5::File& f) {
     h5::ensure_group(f, "/graph");
     const GlobalIndptr g = global_indptr(comm, m);
@@ -145,6 +166,10 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
     h5::write_1d(f, "/graph/indices", m.indices, g.nnz_offset, g.nnz);
     h5::write_1d(f, "/graph/data", m.data, g.nnz_offset, g.nnz);
     h5::write_1d(f, "/graph/degree", degree, m.begin, m.n);
+    if (distances) {
+      h5::write_1d(f, "/graph/distances", distances->values, g.nnz_offset, g.nnz);
+      h5::set_attr(f, "/graph/distances", "metric", distances->metric);
+    }
     set_attributes(f, "/graph", graph_attrs);
     set_attributes(f, "/", file_attrs);
   });

@@ -239,7 +239,7 @@ std::vector<EdgeEntry> renumbered_pairs(MPI_Comm comm, std::int64_t n, const Can
     const std::int64_t u = order.position[r];
     for (int c = 0; c < cand.m; ++c) {
       const std::int64_t v = to[r * cand.m + c];
-      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c]});
+      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c], 1.0});
     }
   }
   return pairs;

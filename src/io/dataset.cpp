@@ -19,6 +19,7 @@
 
 #include "lsgl/io/h5.hpp"
 #include "lsgl/io/raw_header.hpp"
+#include "lsgl/io/text_matrix.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 
@@ -325,6 +326,15 @@ DataFormat format_of(MPI_Comm comm, const std::string& path) {
   return format;
 }
 
+// Collective. The format of a labels file (text is not read as labels).
+DataFormat labels_format_of(MPI_Comm comm, const std::string& path) {
+  const DataFormat format = format_of(comm, path);
+  collective_check(comm, format != DataFormat::kCsv,
+                   "labels are read from .npy, IDX or HDF5 files; " + quoted(path) +
+                       " is text: save it with numpy.save('labels.npy', y)");
+  return format;
+}
+
 }  // namespace
 
 DataFormat guess_format(const std::string& path) {
@@ -337,18 +347,24 @@ DataFormat guess_format(const std::string& path) {
     return DataFormat::kHdf5;
   if (ends_with(name, ".gz")) name.resize(name.size() - 3);
   if (ends_with(name, ".npy")) return DataFormat::kNpy;
+  if (ends_with(name, ".csv") || ends_with(name, ".tsv") || ends_with(name, ".txt"))
+    return DataFormat::kCsv;
   if (name.find("idx") != std::string::npos || name.find("-ubyte") != std::string::npos)
     return DataFormat::kIdx;
   throw std::runtime_error("cannot tell the format of " + quoted(path) +
-                           " from its name (expected .h5/.hdf5/.he5/.h5ad, .npy, or an IDX name "
-                           "containing 'idx' or '-ubyte', optionally .gz)");
+                           " from its name (expected .h5/.hdf5/.he5/.h5ad, .npy, .csv/.tsv/.txt, "
+                           "or an IDX name containing 'idx' or '-ubyte', optionally .gz); name "
+                           "it with --input-format " + names_list<DataFormat>());
 }
 
-LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset) {
-  const DataFormat format = format_of(comm, path);
+LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset,
+                       DataFormat format) {
+  if (format == DataFormat::kAuto) format = format_of(comm, path);
   LocalRows out;
   if (format == DataFormat::kHdf5) {
     out = read_hdf5_rows(comm, path, dataset);
+  } else if (format == DataFormat::kCsv) {
+    out = read_text_matrix(comm, path);
   } else {
     collectively(comm, [&] { out = read_raw_rows(comm, path, format); });
   }
@@ -368,7 +384,7 @@ void check_finite_rows(MPI_Comm comm, const LocalRows& rows, const std::string& 
 }
 
 std::int64_t labels_length(MPI_Comm comm, const std::string& path, const std::string& dataset) {
-  const DataFormat format = format_of(comm, path);
+  const DataFormat format = labels_format_of(comm, path);
   int64_t length = 0;
   if (format == DataFormat::kHdf5) {
     open_hdf5_labels(comm, path, dataset, &length);
@@ -385,7 +401,7 @@ std::int64_t labels_length(MPI_Comm comm, const std::string& path, const std::st
 std::vector<std::int64_t> read_labels(MPI_Comm comm, const std::string& path,
                                       const std::string& dataset, std::int64_t begin,
                                       std::int64_t count) {
-  const DataFormat format = format_of(comm, path);
+  const DataFormat format = labels_format_of(comm, path);
   const std::string range_error = "cannot read labels [" + std::to_string(begin) + ", " +
                                   std::to_string(begin + count) + ") from " + quoted(path) +
                                   ": it holds ";

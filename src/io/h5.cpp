@@ -304,15 +304,36 @@ File create(MPI_Comm comm, const std::string& path) {
   return File(id, comm);
 }
 
-File open_read(MPI_Comm comm, const std::string& path) {
+namespace {
+
+// Collective. Opens an existing file with H5Fopen `flags`, after access(path, mode); `what`:
+// "" or " for writing", for the messages.
+File open_existing(MPI_Comm comm, const std::string& path, unsigned flags, int mode,
+                   const std::string& what) {
   quiet_errors();
-  const bool readable = access(path.c_str(), R_OK) == 0;
+  const bool ok = access(path.c_str(), mode) == 0;
   const int err = errno;
-  collective_check(comm, readable, "cannot open '" + path + "': " + std::strerror(err));
+  collective_check(comm, ok, "cannot open '" + path + "'" + what + ": " + std::strerror(err));
   Id fapl = mpio_fapl(comm);
-  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
-  collective_check(comm, id >= 0, "cannot open '" + path + "': not an HDF5 file");
+  const hid_t id = H5Fopen(path.c_str(), flags, fapl.get());
+  collective_check(comm, id >= 0, "cannot open '" + path + "'" + what + ": not an HDF5 file");
   return File(id, comm);
+}
+
+}  // namespace
+
+File open_read(MPI_Comm comm, const std::string& path) {
+  return open_existing(comm, path, H5F_ACC_RDONLY, R_OK, "");
+}
+
+File open_write(MPI_Comm comm, const std::string& path) {
+  return open_existing(comm, path, H5F_ACC_RDWR, R_OK | W_OK, " for writing");
+}
+
+void remove(const File& f, const std::string& name) {
+  if (H5Lexists(f.id(), name.c_str(), H5P_DEFAULT) <= 0) return;
+  collective_check(f.comm(), H5Ldelete(f.id(), name.c_str(), H5P_DEFAULT) >= 0,
+                   "cannot remove " + where(f, name));
 }
 
 void ensure_group(const File& f, const std::string& path) {
@@ -427,6 +448,60 @@ void set_attr(const File& f, const std::string& obj, const std::string& name, st
 
 void set_attr(const File& f, const std::string& obj, const std::string& name, std::uint64_t v) {
   write_attr(f, obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v);
+}
+
+void set_attr(const File& f, const std::string& obj, const std::string& name,
+              const std::vector<std::int64_t>& v) {
+  Id o = open_object(f, obj);
+  if (H5Aexists(o.get(), name.c_str()) > 0) H5Adelete(o.get(), name.c_str());
+  const hsize_t n = v.size();
+  Id space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  Id a(H5Acreate2(o.get(), name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+       H5Aclose);
+  const bool ok = a.ok() && H5Awrite(a.get(), H5T_NATIVE_INT64, v.data()) >= 0;
+  collective_check(f.comm(), ok, "cannot write attribute '" + name + "' of " + where(f, obj));
+}
+
+namespace {
+
+// Collective. A 0-D dataset of `file_type` holding *value (rank 0 writes it).
+void write_scalar_value(const File& f, const std::string& name, hid_t file_type, hid_t mem_type,
+                        const void* value) {
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  Id d(H5Dcreate2(f.id(), name.c_str(), file_type, space.get(), lcpl.get(), H5P_DEFAULT,
+                  H5P_DEFAULT),
+       H5Dclose);
+  collective_check(f.comm(), d.ok(),
+                   "cannot create dataset " + where(f, name) + " (does it exist already?)");
+  Id mspace(H5Screate(H5S_SCALAR), H5Sclose);
+  if (comm_rank(f.comm()) != 0) {
+    H5Sselect_none(space.get());
+    H5Sselect_none(mspace.get());
+  }
+  Id dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+  H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE);
+  const herr_t st = H5Dwrite(d.get(), mem_type, mspace.get(), space.get(), dxpl.get(), value);
+  collective_check(f.comm(), st >= 0, "cannot write dataset " + where(f, name));
+}
+
+}  // namespace
+
+void write_scalar(const File& f, const std::string& name, const std::string& v) {
+  Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), v.size() + 1);
+  H5Tset_strpad(type.get(), H5T_STR_NULLTERM);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  write_scalar_value(f, name, type.get(), type.get(), v.c_str());
+}
+
+void write_scalar(const File& f, const std::string& name, double v) {
+  write_scalar_value(f, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+void write_scalar(const File& f, const std::string& name, std::int64_t v) {
+  write_scalar_value(f, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v);
 }
 
 // Stored as a fixed-length, NUL-terminated UTF-8 string.

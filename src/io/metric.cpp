@@ -25,4 +25,8 @@ void apply_metric(MPI_Comm comm, LocalRows& data, Metric metric) {
                        " is all zeros and has no direction (drop it or use --metric euclidean)");
 }
 
+double metric_distance(Metric metric, double z) {
+  return metric == Metric::kCosine ? 0.5 * z : std::sqrt(z);
+}
+
 }  // namespace lsgl

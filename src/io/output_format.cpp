@@ -39,7 +39,25 @@ std::string lower(std::string s) {
   return s;
 }
 
+// The format of a name ending in .gz: what the name without .gz asks for, when that format is
+// text that gzip compresses (Matrix Market, an edge list); the others are refused.
+OutputFormat gzip_format(const std::string& option, const std::string& path,
+                         const std::vector<OutputFormat>& allowed) {
+  const std::string inner = path.substr(0, path.size() - 3);
+  const OutputFormat f = output_format(option, inner, allowed);
+  if (f == OutputFormat::kMtx || f == OutputFormat::kEdgeList) return f;
+  std::string why = "write '" + inner + "' and compress it with gzip if needed";
+  if (f == OutputFormat::kNpz)
+    why = "a .npz is a ZIP archive, which has its own compression: write '" + inner + "'";
+  if (f == OutputFormat::kHdf5)
+    why = "an HDF5 file compresses its own datasets: write '" + inner + "'";
+  throw std::invalid_argument(option + " '" + path + "': gzip output is written for Matrix " +
+                              "Market (.mtx.gz) and edge lists (.txt.gz, ...) only; " + why);
+}
+
 }  // namespace
+
+bool gzip_output(const std::string& path) { return ends_with(lower(path), ".gz"); }
 
 std::string output_extensions(const std::vector<OutputFormat>& allowed) {
   std::vector<std::string> seen;
@@ -58,9 +76,7 @@ OutputFormat output_format(const std::string& option, const std::string& path,
   const std::string name = lower(path);
   const std::string accepted = option + " '" + path + "': the format is chosen by the name's " +
                                "extension (" + output_extensions(allowed) + ")";
-  if (ends_with(name, ".gz"))
-    throw std::invalid_argument(accepted + "; compressed output is not written: write '" +
-                                path.substr(0, path.size() - 3) + "' and compress it with gzip");
+  if (ends_with(name, ".gz")) return gzip_format(option, path, allowed);
   for (OutputFormat f : allowed)
     for (const std::string& e : extensions_of(f))
       if (ends_with(name, e)) return f;

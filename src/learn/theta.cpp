@@ -87,8 +87,9 @@ double eq18_theta(const double* sums) {
 // [KP19] eq. 18: theta = sqrt(mean lower * mean upper), means over all nodes.
 ThetaChoice theta_from_k(MPI_Comm comm, const Candidates& cand, int k) {
   collective_check(comm, k >= 1 && cand.m > k,
-                   "theta from k needs 1 <= k < number of candidates per node (k = " +
-                       std::to_string(k) + ", candidates = " + std::to_string(cand.m) + ")");
+                   "theta from k needs more candidates per node than k (k = " +
+                       std::to_string(k) + ", candidates = " + std::to_string(cand.m) +
+                       "): raise --r, or give --theta");
   double local[4];
   local_bound_sums(cand, k, local);
   double global[4];

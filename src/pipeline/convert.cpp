@@ -44,14 +44,14 @@ ExportFormat convert_target(std::optional<ExportFormat> to, const std::string& o
   } catch (const std::invalid_argument& e) {
     if (ends_with(output, ".gz")) throw;
     if (!to)
-      throw std::invalid_argument("--to is needed (" + names_list<ExportFormat>() + "), or " +
+      throw std::invalid_argument("--output-format is needed (" + names_list<ExportFormat>() + "), or " +
                                   e.what());
-    return *to;  // a name without a graph extension: --to decides
+    return *to;  // a name without a graph extension: --output-format decides
   }
   // The graph formats carry the same names in both tables.
   const ExportFormat f = *value_named<ExportFormat>(to_string(named));
   if (to && *to != f)
-    throw std::invalid_argument("--to " + to_string(*to) + " but the name --output '" + output +
+    throw std::invalid_argument("--output-format " + to_string(*to) + " but the name --output '" + output +
                                 "' asks for " + to_string(f) + ": change one of them");
   return f;
 }

@@ -189,7 +189,7 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monito
   LocalRows rows;
   std::vector<std::int64_t> raw;
   s.t_read = timed_phase(comm, "read", monitor, [&] {
-    rows = read_dataset(comm, o.input, o.dataset);
+    rows = read_dataset(comm, o.input, o.dataset, o.input_format);
     apply_metric(comm, rows, o.metric);
     if (!o.labels.empty()) raw = read_row_labels(comm, o.labels, o.labels_dataset, rows);
   });
@@ -280,7 +280,7 @@ HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o, Mon
   LocalRows rows;
   std::vector<std::int64_t> raw;
   timed_phase(comm, "read", monitor, [&] {
-    rows = read_dataset(comm, o.input, o.dataset);
+    rows = read_dataset(comm, o.input, o.dataset, o.input_format);
     apply_metric(comm, rows, metric);
     collective_check(comm, rows.d == m.features.input_dim,
                      "--input has " + std::to_string(rows.d) + " columns, the model expects " +

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 
+#include "lsgl/graph/anndata_export.hpp"
 #include "lsgl/graph/graph_export.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/graph/locality_order.hpp"
@@ -90,6 +91,8 @@ struct RunIo {
   bool writes_graph = true;   // --output (false: theta, or the graph returned in memory)
 };
 
+void validate_anndata(MPI_Comm comm, const LearnOptions& o);
+
 // Collective. The options every model shares (each model checks its own in make_model).
 void validate(MPI_Comm comm, const LearnOptions& o, RunIo io) {
   collective_check(comm, o.k >= 1, "--k must be at least 1 (got " + std::to_string(o.k) + ")");
@@ -111,11 +114,36 @@ void validate(MPI_Comm comm, const LearnOptions& o, RunIo io) {
   collective_check(comm, o.candidates.empty() || o.support == Support::kAnn,
                    "--candidates gives the allowed pairs; it excludes --support full");
   if (io.writes_graph) {
-    collective_check(comm, !o.output.empty(), "--output is required");
+    collective_check(comm, !o.output.empty() || !o.anndata_output.empty(),
+                     "--output is required (or --write-anndata)");
     collective_check(comm, o.output != o.input, "--output must not be the input file");
-    collectively(comm, [&] { graph_output_format("--output", o.output); });
+    if (!o.output.empty())
+      collectively(comm, [&] { graph_output_format("--output", o.output); });
+    validate_anndata(comm, o);
   }
   validate_ranges(comm, o);
+}
+
+// Collective. --write-anndata: an .h5ad name, with the distances, and the input file itself only
+// on request (--anndata-in-place); the input must be an AnnData file.
+void validate_anndata(MPI_Comm comm, const LearnOptions& o) {
+  collective_check(comm, !o.anndata_in_place || !o.anndata_output.empty(),
+                   "--anndata-in-place needs --write-anndata naming the --input file");
+  if (o.anndata_output.empty()) return;
+  const std::string& out = o.anndata_output;
+  collective_check(comm, out.size() > 5 && out.compare(out.size() - 5, 5, ".h5ad") == 0,
+                   "--write-anndata writes an AnnData file: its name must end in .h5ad (got '" +
+                       out + "')");
+  collective_check(comm, o.distances,
+                   "--write-anndata stores obsp distances too: drop --no-distances");
+  const bool in_place = same_file(out, o.input);
+  collective_check(comm, !in_place || o.anndata_in_place,
+                   "--write-anndata names the --input file: add --anndata-in-place to add the "
+                   "graph to the input itself, or name a new .h5ad for a copy");
+  collective_check(comm, in_place || !o.anndata_in_place,
+                   "--anndata-in-place needs --write-anndata naming the --input file (got '" +
+                       out + "')");
+  anndata_obs_count(comm, o.input);  // refuses an input that is no AnnData file, before work
 }
 
 // Counts, over all nodes, those whose every allowed edge kept a weight (r too small if many)
@@ -159,6 +187,7 @@ struct LearnRun {
   LocalityOrder order;  // order.input empty: nodes keep their input order
   std::unique_ptr<EdgeSet> edges;
   std::vector<double> w;  // per local allowed edge
+  std::vector<double> listings;  // models with needs_listings(): per local allowed edge
   LearnSummary s;
   void info(const std::string& line) const { monitor.message(MessageKind::kInfo, line); }
   void summary(const std::string& line) const { monitor.message(MessageKind::kSummary, line); }
@@ -172,28 +201,65 @@ void start(LearnRun& run) {
   run.s.model = o.model;
   if (!run.io.writes_graph) return;
   // --checkpoint may name the --resume file: it is read whole before the first checkpoint.
+  const std::string anndata_copy = o.anndata_in_place ? "" : o.anndata_output;
   check_distinct_files(
       run.comm, {{"--input", o.input}, {"--resume", o.resume}, {"--candidates", o.candidates}},
-      {{"--output", o.output}});
+      {{"--output", o.output}, {"--write-anndata", anndata_copy}});
   check_distinct_files(run.comm, {{"--input", o.input}, {"--candidates", o.candidates}},
                        {{"--output", o.output}, {"--checkpoint", o.checkpoint}});
-  check_writable(run.comm, o.output);
+  check_distinct_files(run.comm, {{"--resume", o.resume}, {"--candidates", o.candidates}},
+                       {{"--write-anndata", o.anndata_output}});
+  if (!o.output.empty()) check_writable(run.comm, o.output);
+  if (!o.anndata_output.empty()) check_writable(run.comm, o.anndata_output);
   if (!o.checkpoint.empty()) check_writable(run.comm, o.checkpoint);
 }
 
 void read_phase(LearnRun& run) {
   run.s.t_read = timed_phase(run.comm, "read", run.monitor, [&] {
     if (run.io.reads_input)
-      run.data = read_dataset(run.comm, run.o.input, run.o.dataset);
+      run.data = read_dataset(run.comm, run.o.input, run.o.dataset, run.o.input_format);
     else
       check_finite_rows(run.comm, run.data, "the data");
     apply_metric(run.comm, run.data, run.o.metric);
   });
   run.s.n = run.data.n;
   run.s.d = run.data.d;
+  if (!run.o.anndata_output.empty()) {
+    const LearnOptions& o = run.o;
+    const std::int64_t obs = anndata_obs_count(run.comm, o.input);
+    collective_check(run.comm, obs == run.s.n,
+                     "--write-anndata: " + o.dataset + " has " + std::to_string(run.s.n) +
+                         " rows but '" + o.input + "' has " + std::to_string(obs) +
+                         " observations; learn from a matrix with one row per observation "
+                         "(/obsm/X_pca, /X)");
+  }
   run.info(strprintf("  n = %lld, d = %lld", static_cast<long long>(run.s.n),
                      static_cast<long long>(run.s.d)));
   run.model->attach_data(run.data);
+}
+
+// Collective. Enough points for the candidates per node, checked once n is known (before the
+// order and the search); each message says which option to change.
+void check_enough_points(LearnRun& run) {
+  const LearnOptions& o = run.o;
+  const std::int64_t n = run.data.n;
+  collective_check(run.comm, n >= 2,
+                   "need at least 2 points to learn a graph (n = " + std::to_string(n) + ")");
+  collective_check(run.comm, o.support != Support::kFull || n <= kFullSupportMaxNodes,
+                   "--support full allows every pair and is limited to n <= " +
+                       std::to_string(kFullSupportMaxNodes) + " nodes (got n = " +
+                       std::to_string(n) + "); use --support ann");
+  const int m = run.model->candidates_per_node(n);
+  if (o.model == ModelKind::kKnn)
+    collective_check(run.comm, n > m,
+                     strprintf("need more points than neighbours per node: n = %lld, k = %d: "
+                               "lower --k",
+                               static_cast<long long>(n), o.k));
+  else
+    collective_check(run.comm, n > m,
+                     strprintf("need more points than candidates per node: n = %lld, "
+                               "round(r*k) = %d (r = %g, k = %d): lower --k or --r",
+                               static_cast<long long>(n), m, o.r, o.k));
 }
 
 // Nodes renumbered in a locality order, except for models that need the node features in node
@@ -245,16 +311,8 @@ Candidates read_candidates(LearnRun& run, int m, std::string* note) {
 Candidates candidates_phase(LearnRun& run) {
   const LearnOptions& o = run.o;
   const bool full = o.support == Support::kFull;
-  collective_check(run.comm, !full || run.data.n <= kFullSupportMaxNodes,
-                   "--support full allows every pair and is limited to n <= " +
-                       std::to_string(kFullSupportMaxNodes) + " nodes (got n = " +
-                       std::to_string(run.data.n) + "); use --support ann");
   const int m = run.model->candidates_per_node(run.data.n);
   run.s.candidates_per_node = m;
-  collective_check(run.comm, run.data.n > m && m >= 1,
-                   "need more points than candidates per node: n = " +
-                       std::to_string(run.data.n) + " <= " + std::to_string(m) +
-                       (full ? " (every other node)" : " (round(r*k); knn: k)"));
   AnnParams ann = o.ann;
   if (full) ann.engine = AnnEngine::kExact;
   ann.monitor = &run.monitor;
@@ -289,11 +347,13 @@ Candidates candidates_phase(LearnRun& run) {
 // Collective. The allowed edges (renumbered by the locality order) and the model's parameters.
 void prepare_phase(LearnRun& run, const Candidates& cand) {
   run.s.t_prepare = timed_phase(run.comm, run.model->prepare_phase(), run.monitor, [&] {
+    std::vector<double>* listings = run.model->needs_listings() ? &run.listings : nullptr;
     run.edges = std::make_unique<EdgeSet>(
         run.order.input.empty()
-            ? EdgeSet::from_candidates(run.comm, run.data.n, cand)
+            ? EdgeSet::from_candidates(run.comm, run.data.n, cand, listings)
             : EdgeSet::from_pairs(run.comm, run.data.n,
-                                  renumbered_pairs(run.comm, run.data.n, cand, run.order)));
+                                  renumbered_pairs(run.comm, run.data.n, cand, run.order),
+                                  listings, RepeatValues::kSum));
     run.model->prepare(cand);
   });
   if (!run.o.candidates.empty()) {
@@ -322,7 +382,7 @@ void learn_phase(LearnRun& run) {
   run.data = LocalRows();
   run.s.t_learn = timed_phase(run.comm, "learn", run.monitor, [&] {
     const double t0 = MPI_Wtime();
-    run.w = run.model->learn({*run.edges, std::move(features), run.s.recall});
+    run.w = run.model->learn({*run.edges, std::move(features), run.s.recall, &run.listings});
     run.s.solver = run.model->report();
     if (run.s.solver.iteration_seconds == 0) run.s.solver.iteration_seconds = MPI_Wtime() - t0;
   });
@@ -416,13 +476,41 @@ void refuse_empty_graph(const LearnRun& run, std::int64_t nnz) {
   collective_check(run.comm, nnz > 0, text);
 }
 
+// "X_pca" for /obsm/X_pca, "X" for /X: scanpy's use_rep of the learned rows.
+std::string use_rep(const std::string& dataset) {
+  const std::string obsm = "/obsm/";
+  if (dataset.rfind(obsm, 0) == 0) return dataset.substr(obsm.size());
+  return dataset.size() > 1 && dataset[0] == '/' ? dataset.substr(1) : dataset;
+}
+
+// Collective. --write-anndata: the graph in obsp and uns of a copy of the input.
+void write_anndata(const LearnRun& run, const LocalCsr& rows, const EdgeDistances& distances) {
+  const LearnOptions& o = run.o;
+  const Attributes params = {{"n_neighbors", static_cast<std::int64_t>(o.k)},
+                             {"method", std::string("lsgl")},
+                             {"model", to_string(o.model)},
+                             {"metric", to_string(o.metric)},
+                             {"use_rep", use_rep(o.dataset)},
+                             {"random_state", static_cast<std::int64_t>(o.seed)}};
+  write_anndata_neighbors(run.comm, o.input, o.anndata_output, rows, distances,
+                          neighbors_keys(o.anndata_key), params);
+}
+
 void write_phase(LearnRun& run) {
   LearnSummary& s = run.s;
   const LearnOptions& o = run.o;
   s.t_write = timed_phase(run.comm, "write", run.monitor, [&] {
-    LocalCsr rows =
-        assemble_rows(*run.edges, run.w, run.model->threshold(), run.model->scale(),
-                      run.order.input.empty() ? nullptr : &run.order.input);
+    EdgeDistances distances{{}, to_string(o.metric)};
+    std::vector<double> edge_distance;
+    if (o.distances) {
+      edge_distance.reserve(run.edges->z().size());
+      for (const double z : run.edges->z()) edge_distance.push_back(metric_distance(o.metric, z));
+    }
+    LocalCsr rows = assemble_rows(
+        *run.edges, run.w, run.model->threshold(), run.model->scale(),
+        run.order.input.empty() ? nullptr : &run.order.input,
+        o.distances ? &edge_distance : nullptr, o.distances ? &distances.values : nullptr);
+    edge_distance = std::vector<double>();
     const std::int64_t nnz =
         allreduce_sum(run.comm, static_cast<std::int64_t>(rows.indices.size()));
     refuse_empty_graph(run, nnz);
@@ -432,12 +520,16 @@ void write_phase(LearnRun& run) {
     Attributes attrs = graph_attributes(run, nnz);
     if (run.result) {
       check_finite_output(run.comm, rows, row_sums(rows), attrs);
-      *run.result = {std::move(rows), std::move(attrs)};
+      if (o.distances) check_distances(run.comm, rows, distances);
+      *run.result = {std::move(rows), std::move(attrs), std::move(distances)};
       return;
     }
     const Attributes file_attrs =
         provenance_attributes(run.comm, o.command_line, o.configuration, {{"input", o.input}});
-    write_graph_file(run.comm, o.output, rows, attrs, file_attrs);
+    if (!o.output.empty())
+      write_graph_file(run.comm, o.output, rows, attrs, file_attrs,
+                       o.distances ? &distances : nullptr);
+    if (!o.anndata_output.empty()) write_anndata(run, rows, distances);
   });
 }
 
@@ -476,7 +568,14 @@ void report_summary(const LearnRun& run) {
   run.summary(strprintf("  peak memory        %.1f MB max per rank, %.1f MB total",
                         s.peak_rss_max / 1e6, s.peak_rss_sum / 1e6));
   run.summary(strprintf("  total time         %.2f s", s.t_total));
-  run.summary("  output             " + (run.result ? std::string("(in memory)") : o.output));
+  if (run.result)
+    run.summary("  output             (in memory)");
+  if (!o.output.empty()) run.summary("  output             " + o.output);
+  if (!o.anndata_output.empty())
+    run.summary("  anndata            " + o.anndata_output + " (obsp " +
+                neighbors_keys(o.anndata_key).connectivities + ", " +
+                neighbors_keys(o.anndata_key).distances + "; uns " +
+                neighbors_keys(o.anndata_key).uns + ")");
 }
 
 // Collective. The pipeline from start to summary.
@@ -486,6 +585,7 @@ LearnSummary run_all(LearnRun& run) {
   MPI_Comm comm = run.comm;
   start(run);
   read_phase(run);
+  if (o.resume.empty()) check_enough_points(run);
   order_phase(run);
   if (o.resume.empty())
     prepare_phase(run, candidates_phase(run));
@@ -509,10 +609,11 @@ ThetaChoice theta_of(LearnRun& run) {
   MPI_Comm comm = run.comm;
   start(run);
   read_phase(run);
+  check_enough_points(run);
   const int m = run.model->candidates_per_node(run.data.n);
   collective_check(comm, m > o.k,
-                   "need r*k > k candidates per node for the theta interval (r*k = " +
-                       std::to_string(m) + ", k = " + std::to_string(o.k) + ")");
+                   "theta needs more candidates per node than k: round(r*k) = " +
+                       std::to_string(m) + ", k = " + std::to_string(o.k) + ": raise --r");
   return theta_from_k(comm, candidates_phase(run), o.k);
 }
 

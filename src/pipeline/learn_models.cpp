@@ -13,7 +13,9 @@ namespace lsgl {
 namespace {
 
 // The options that belong to some models only.
-enum class Own { kTheta, kBeta, kAlpha, kCheckpoint, kResume, kSigma, kMu, kProjectDim };
+enum class Own {
+  kTheta, kBeta, kAlpha, kCheckpoint, kResume, kSigma, kKnnMode, kKnnWeights, kMu, kProjectDim
+};
 
 // A model: its --model value, the options of its own (besides those every model takes) and how
 // it is made from the options.
@@ -39,8 +41,10 @@ const ModelEntry kModels[] = {
      [](const ModelContext& c, const LearnOptions& o) {
        return make_daitch_model(c, {o.mu, o.project_dim});
      }},
-    {ModelKind::kKnn, {Own::kSigma},
-     [](const ModelContext& c, const LearnOptions& o) { return make_knn_model(c, {o.sigma}); }},
+    {ModelKind::kKnn, {Own::kSigma, Own::kKnnMode, Own::kKnnWeights},
+     [](const ModelContext& c, const LearnOptions& o) {
+       return make_knn_model(c, {o.sigma, o.knn_mode, o.knn_weights});
+     }},
 };
 
 // Whether an option of some models only is given, and the message when another model gets it.
@@ -63,6 +67,11 @@ const OwnOption kOwnOptions[] = {
      "--checkpoint and --resume work with --model log only"},
     {Own::kSigma, [](const LearnOptions& o) { return o.sigma != 0; },
      "--sigma must be positive and belongs to --model knn"},
+    {Own::kKnnMode, [](const LearnOptions& o) { return o.knn_mode != KnnMode::kUnion; },
+     "--knn-mode belongs to --model knn"},
+    {Own::kKnnWeights,
+     [](const LearnOptions& o) { return o.knn_weights != KnnWeights::kGaussian; },
+     "--knn-weights belongs to --model knn"},
     {Own::kMu, [](const LearnOptions& o) { return o.mu != 0; },
      "--mu must be positive and belongs to --model soft"},
     {Own::kProjectDim, [](const LearnOptions& o) { return o.project_dim != 0; },

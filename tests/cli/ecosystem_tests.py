@@ -296,8 +296,8 @@ def convert_tests(tmp, data):
     check("edge list: each edge once, u < v", len(E) == W.nnz // 2 and (E[:, 0] < E[:, 1]).all())
     expect_error("convert: unknown --to", "unknown --to 'csv'", "convert", "--graph", graph,
                  "--to", "csv", "--output", os.path.join(tmp, "x.csv"))
-    expect_error("convert: no format from the name", "--to is needed", "convert", "--graph",
-                 graph, "--output", os.path.join(tmp, "x.dat"))
+    expect_error("convert: no format from the name", "--output-format is needed", "convert",
+                 "--graph", graph, "--output", os.path.join(tmp, "x.dat"))
     expect_error("convert: output is the input", "same file", "convert", "--graph", graph,
                  "--to", "hdf5", "--output", graph)
     return graph, W, files

@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 
+import h5py
 import numpy as np
 import scipy.sparse as sp
 
@@ -192,6 +193,98 @@ def graph_files():
            lambda: lsgl.write_graph(suite.path("written.xyz"), W_cli), "written.xyz")
     suite.check("an output name of no known format: nothing written",
                 not os.path.exists(suite.path("written.xyz")))
+
+
+def edge_distances(W, rows):
+    """||x_i - x_j|| of every stored entry of W (float32 rows as the library reads them, double
+    sums), as a csr_array of W's pattern."""
+    C = sp.coo_array(W)
+    x = np.asarray(rows, dtype=np.float32).astype(np.float64)
+    d = np.sqrt(((x[C.row] - x[C.col]) ** 2).sum(1))
+    return sp.csr_array((d, (C.row, C.col)), shape=W.shape)
+
+
+def brute_knn(rows, k):
+    """The directed k-NN adjacency (0/1, row i: the k nearest other rows by (distance, index))."""
+    x = np.asarray(rows, dtype=np.float32).astype(np.float64)
+    D = ((x[:, None, :] - x[None, :, :]) ** 2).sum(2)
+    np.fill_diagonal(D, np.inf)
+    order = np.lexsort((np.broadcast_to(np.arange(len(x)), D.shape), D), axis=1)[:, :k]
+    A = np.zeros(D.shape, dtype=bool)
+    A[np.arange(len(x))[:, None], order] = True
+    return A
+
+
+def distances_and_knn_variants():
+    W, D = lsgl.learn(X, 6, ann="exact", return_distances=True)
+    ok, detail = same_graph(D, edge_distances(W, X), 1e-12 * D.max())
+    suite.check("learn return_distances: ||x_i - x_j|| of each edge, W's pattern", ok, detail)
+    with h5py.File(suite.path("log.h5"), "r") as f:
+        g = f["graph"]
+        D_cli = sp.csr_array((g["distances"][:], g["indices"][:], g["indptr"][:]), shape=W.shape)
+    ok, detail = same_graph(D, D_cli, 0)
+    suite.check("learn return_distances: /graph/distances of `lsgl learn`", ok, detail)
+    W2, D2, info = lsgl.learn(X, 6, ann="exact", return_distances=True, return_info=True)
+    suite.check("learn: (W, D, info) with both", same_graph(W2, W, 0)[0] and "nnz" in info)
+    A = brute_knn(X, 6)
+    for mode, weights, pattern in [("mutual", "binary", A & A.T), ("union", "binary", A | A.T),
+                                   ("mutual", "gaussian", A & A.T)]:
+        G = lsgl.knn_graph(X, 6, mode=mode, weights=weights, ann="exact")
+        name = f"knn_graph mode={mode} weights={weights}"
+        suite.check(f"{name}: the brute-force pattern",
+                    np.array_equal(G.toarray() != 0, pattern), f"nnz {G.nnz} vs {pattern.sum()}")
+        if weights == "binary":
+            suite.check(f"{name}: every weight 1", G.nnz > 0 and np.all(G.data == 1.0))
+        W_cli = cli_graph(f"knn-{mode}-{weights}", "--k", 6, "--ann", "exact", "--model", "knn",
+                          "--knn-mode", mode, "--knn-weights", weights)[0]
+        ok, detail = same_graph(G, W_cli, 0)
+        suite.check(f"{name}: the graph of `lsgl learn`", ok, detail)
+    suite.check("knn: the mutual graph is a strict part of the union",
+                (A & A.T).sum() < (A | A.T).sum())
+
+
+def neighbors_anndata():
+    try:
+        import anndata
+    except ImportError:
+        suite.check("python3-anndata installed (jobs/install.sh --test installs it)", False)
+        return
+    a = anndata.AnnData(X=np.zeros((len(X), 3), dtype=np.float32))
+    a.obs_names = [f"c{i}" for i in range(len(X))]
+    a.obsm["X_pca"] = X
+    lsgl.neighbors(a, k=6, ann="exact")
+    W = lsgl.learn(X, 6, ann="exact")
+    conn, dist = a.obsp.get("connectivities"), a.obsp.get("distances")
+    suite.check("neighbors: obsp connectivities = learn's graph",
+                conn is not None and same_graph(conn, W, 0)[0])
+    ok, detail = (same_graph(dist, edge_distances(W, X), 1e-12 * float(dist.max()))
+                  if dist is not None else (False, "no obsp distances"))
+    suite.check("neighbors: obsp distances = ||x_i - x_j|| of each edge", ok, detail)
+    u = a.uns.get("neighbors", {})
+    params = u.get("params", {})
+    suite.check("neighbors: uns as scanpy's pp.neighbors",
+                u.get("connectivities_key") == "connectivities"
+                and u.get("distances_key") == "distances" and params.get("n_neighbors") == 6
+                and params.get("method") == "lsgl" and params.get("use_rep") == "X_pca"
+                and params.get("metric") == "euclidean", u)
+    lsgl.neighbors(a, k=6, ann="exact", key_added="knn", model="knn")
+    u = a.uns.get("knn", {})
+    suite.check("neighbors key_added: obsp knn_connectivities, knn_distances, uns knn",
+                "knn_connectivities" in a.obsp and "knn_distances" in a.obsp
+                and u.get("connectivities_key") == "knn_connectivities"
+                and u.get("distances_key") == "knn_distances"
+                and u.get("params", {}).get("model") == "knn"
+                and same_graph(a.obsp["connectivities"], W, 0)[0])
+    path_ = suite.path("cells.h5ad")
+    a.write_h5ad(path_)
+    b = anndata.read_h5ad(path_)
+    suite.check("neighbors: write_h5ad + read_h5ad keep obsp and uns",
+                all(same_graph(b.obsp[k], a.obsp[k], 0)[0] for k in a.obsp.keys())
+                and b.uns["neighbors"]["params"]["method"] == "lsgl"
+                and b.uns["knn"]["distances_key"] == "knn_distances"
+                and list(b.obs_names) == list(a.obs_names))
+    raises("neighbors: a missing use_rep", lambda: lsgl.neighbors(a, use_rep="X_umap"),
+           "adata.obsm has no 'X_umap'")
 
 
 def docs_example():
@@ -422,5 +515,7 @@ layouts_same_graph()
 theta_equals_cli()
 bad_inputs()
 graph_files()
+distances_and_knn_variants()
+neighbors_anndata()
 docs_example()
 suite.finish()

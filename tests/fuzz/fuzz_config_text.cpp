@@ -1,4 +1,4 @@
-// libFuzzer target: config file text (src/cli/options.hpp parse_config_text) against options of
+// libFuzzer target: config file text (src/cli/options.hpp store_config_text) against options of
 // every value type the commands use, stored and notified as the CLI does.
 #include <cstddef>
 #include <cstdint>
@@ -17,12 +17,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool quiet = false;
   po::options_description desc;
   desc.add_options()("k", po::value(&k))("r", po::value(&r))("input", po::value(&s))(
-      "seed", po::value(&seed))("n", po::value(&n))("quiet", po::bool_switch(&quiet));
+      "seed", po::value(&seed))("n", po::value(&n))("quiet", lsgl::cli::flag(&quiet));
   try {
     po::variables_map vm;
-    po::store(lsgl::cli::parse_config_text(
-                  std::string(reinterpret_cast<const char*>(data), size), desc),
-              vm);
+    lsgl::cli::store_config_text(std::string(reinterpret_cast<const char*>(data), size),
+                                 "fuzz.ini", desc, vm);
     po::notify(vm);
   } catch (const std::exception&) {
   }

@@ -1,10 +1,13 @@
 #pragma once
 // Candidate neighbours read from a file instead of searched (`lsgl learn --candidates`): the
-// lists users already have from pynndescent, faiss, hnswlib or scikit-learn. Two HDF5 layouts:
+// lists users already have from pynndescent, faiss, hnswlib or scikit-learn. Two HDF5 layouts
+// and scipy's:
 //  - lists: two 2-D datasets of the same shape n x m, neighbour ids (any integer type, 0-based)
 //           and distances (float), row i holding node i's neighbours in any order;
 //  - csr:   a sparse distance matrix in lsgl's graph layout (/graph/indptr, /graph/indices,
-//           /graph/data = distances), rows of any length.
+//           /graph/data = distances), rows of any length;
+//  - npz:   the same sparse distance matrix saved by scipy.sparse.save_npz in csr format (the
+//           output of sklearn's kneighbors_graph(mode='distance'): --distance euclidean).
 // Each row is cleaned as a user expects: -1 entries (padding of faiss and hnswlib) and the node
 // itself (pynndescent lists it first) are dropped, a neighbour listed twice keeps its smallest
 // distance; then every row keeps its m nearest, m = the fewest clean entries of any row (at most
@@ -44,7 +47,7 @@ struct CandidatesFileOptions {
 
 // What reading did; identical on every rank.
 struct CandidatesFileReport {
-  std::string layout;              // lists | csr
+  std::string layout;              // lists | csr | npz
   std::int64_t n = 0;
   std::int64_t entries = 0;        // entries in the file
   std::int64_t padding = 0;        // -1 entries dropped
@@ -56,7 +59,8 @@ struct CandidatesFileReport {
   std::string note() const;
 };
 
-// Collective. Reads `path` (the csr layout when it has /graph/indptr, else the lists layout);
+// Collective. Reads `path` (npz for a ZIP archive, the csr layout when it has /graph/indptr,
+// else the lists layout);
 // rows in lsgl::Partition blocks, each sorted by (distance, id). `report` may be null.
 Candidates read_candidates_file(MPI_Comm comm, const std::string& path,
                                 const CandidatesFileOptions& opt, CandidatesFileReport* report);

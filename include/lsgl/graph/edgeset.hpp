@@ -32,6 +32,10 @@ struct EdgeEntry {
   double value = 0.0;  // carried to the owning rank (e.g. a weight from a checkpoint)
 };
 
+// What from_pairs carries for a pair given more than once: the value of the copy it keeps, or
+// the sum of the copies' values (e.g. 1 per copy: how many lists name the pair).
+enum class RepeatValues { kKept, kSum };
+
 // A node vector with `bs` values per node over local nodes plus this rank's ghosts (a PETSc
 // ghosted vector). values() addresses local nodes first, then ghosts, bs values each.
 class GhostedNodeVector {
@@ -63,13 +67,16 @@ class GhostedNodeVector {
 class EdgeSet {
  public:
   // Collective. The union of every node's candidate list, each pair once (built from the
-  // lists, not from distances: duplicate points at distance 0 stay).
-  static EdgeSet from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand);
+  // lists, not from distances: duplicate points at distance 0 stay). With `listings`, how many
+  // of the edge's two nodes list the other (1 or 2), per local edge in edge order.
+  static EdgeSet from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand,
+                                 std::vector<double>* listings = nullptr);
   // Collective. From pairs given on any rank (i != j; duplicates and (j, i) repeats merged,
   // the first in (i, j, z) order kept). With `values`, returns each local edge's carried value
-  // in edge order.
+  // in edge order: that of the copy kept, or with RepeatValues::kSum the sum over the repeats.
   static EdgeSet from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs,
-                            std::vector<double>* values = nullptr);
+                            std::vector<double>* values = nullptr,
+                            RepeatValues repeats = RepeatValues::kKept);
 
   MPI_Comm comm() const { return comm_; }
   const Partition& partition() const { return part_; }

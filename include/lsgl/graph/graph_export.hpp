@@ -13,7 +13,10 @@
 //  - npz:      what scipy.sparse.save_npz writes for a CSR matrix (uncompressed): a ZIP64
 //              archive of indices.npy, indptr.npy (int64), data.npy (float64), format.npy
 //              (b'csr') and shape.npy; scipy.sparse.load_npz reads it.
-// Weights are written as the shortest decimal text that reads back to the same double.
+// Weights are written as the shortest decimal text that reads back to the same double. A name
+// ending in .gz writes mtx and edgelist gzip-compressed: each rank compresses its rows into one
+// gzip member and the members follow in rank order (one valid .gz file; the text inside is the
+// same on any number of ranks).
 #include <mpi.h>
 
 #include <string>
@@ -29,14 +32,15 @@ void write_graph_edgelist(MPI_Comm comm, const std::string& path, const LocalCsr
 void write_graph_npz(MPI_Comm comm, const std::string& path, const LocalCsr& m);
 
 // Local. The format a graph output's name asks for: .h5/.hdf5 (lsgl's graph), .npz, .mtx or an
-// edge list (.txt, .edges, .edgelist, .tsv); any other name throws std::invalid_argument naming
-// `option` (output_format). Commands call it before their work, so a bad name costs nothing.
+// edge list (.txt, .edges, .edgelist, .tsv), the last two also with .gz; any other name throws
+// std::invalid_argument naming `option` (output_format). Commands call it before their work, so a bad name costs nothing.
 OutputFormat graph_output_format(const std::string& option, const std::string& path);
 
 // Collective. Writes `m` in the format `path` asks for (graph_output_format): HDF5 through
-// write_graph with the attributes, the other formats through the writers above (which keep the
-// matrix only: the attributes are lost, as in `lsgl convert`).
+// write_graph with the attributes and the distances, the other formats through the writers above
+// (which keep the matrix only: the attributes and distances are lost, as in `lsgl convert`).
 void write_graph_file(MPI_Comm comm, const std::string& path, const LocalCsr& m,
-                      const Attributes& graph_attrs, const Attributes& file_attrs);
+                      const Attributes& graph_attrs, const Attributes& file_attrs,
+                      const EdgeDistances* distances = nullptr);
 
 }  // namespace lsgl

@@ -1,6 +1,6 @@
 #pragma once
 // The one graph reader of every command that reads a graph (`lsgl densest`, `lsgl eval`): any of
-// three formats into LocalCsr, each rank its block of rows (lsgl::Partition), columns sorted,
+// four formats into LocalCsr, each rank its block of rows (lsgl::Partition), columns sorted,
 // symmetric.
 //
 //  - hdf5:     our graph file (/graph/indptr, /graph/indices, /graph/data; the output of
@@ -12,8 +12,12 @@
 //              Optionally gzip-compressed.
 //  - mtx:      Matrix Market coordinate format (real, integer or pattern; general or
 //              symmetric), 1-based indices; node id = index - 1. Optionally gzip-compressed.
-// The format is detected from the file's first bytes (HDF5 signature, gzip magic, a first line
-// of '%' naming MatrixMarket: names_matrix_market) unless given; a misspelt banner is refused.
+//  - npz:      a scipy sparse matrix written by scipy.sparse.save_npz (csr, csc or coo, stored
+//              or compressed ZIP members; src/graph/npz_graph.hpp), each rank reading its slice;
+//              its entries are read as those of a Matrix Market "general" file.
+// The format is detected from the file's first bytes (HDF5 signature, ZIP signature, gzip magic,
+// a first line of '%' naming MatrixMarket: names_matrix_market) unless given; a misspelt banner
+// is refused.
 // Text files are parsed in parallel (src/graph/text_graph_file.hpp).
 //
 // The symmetry policy says what becomes of input that is not a symmetric W:
@@ -23,7 +27,8 @@
 //    weights are dropped (and counted).
 //      hdf5: the stored rows must already be W: columns strictly increasing, every (i, j, w)
 //            mirrored by (j, i, w) (symmetry_check.hpp).
-//      text: an edge list or Matrix Market file lists undirected edges, so an entry listed in
+//      text, npz: an edge list, Matrix Market file or scipy matrix lists undirected edges, so an
+//      entry listed in
 //            one direction only is the undirected edge (as under symmetrise), and repeated
 //            entries are merged by the duplicate rule. Refused: a pair listed in both
 //            directions with different (merged) weights, which no undirected graph gives.
@@ -46,11 +51,12 @@ inline constexpr Named<SymmetryPolicy> kSymmetryPolicyNames[] = {
 constexpr const auto& names(SymmetryPolicy) { return kSymmetryPolicyNames; }
 
 // kAuto: from the file's first bytes.
-enum class GraphFormat { kAuto, kHdf5, kEdgeList, kMtx };
+enum class GraphFormat { kAuto, kHdf5, kEdgeList, kMtx, kNpz };
 inline constexpr Named<GraphFormat> kGraphFormatNames[] = {{GraphFormat::kAuto, "auto"},
                                                            {GraphFormat::kHdf5, "hdf5"},
                                                            {GraphFormat::kEdgeList, "edgelist"},
-                                                           {GraphFormat::kMtx, "mtx"}};
+                                                           {GraphFormat::kMtx, "mtx"},
+                                                           {GraphFormat::kNpz, "npz"}};
 constexpr const auto& names(GraphFormat) { return kGraphFormatNames; }
 
 struct GraphInputOptions {
@@ -65,7 +71,6 @@ struct GraphInputOptions {
 // Collective. Reads `path` (see above). `report` may be null; with opt.renumber, `node_names`
 // (if not null) gets the names of this rank's rows (node_names[i]: row rows.begin + i).
 LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInputOptions& opt,
-                          GraphInputReport* report,
-                          std::vector<std::string>* node_names = nullptr);
+                          GraphInputReport* report, std::vector<std::string>* node_names = nullptr);
 
 }  // namespace lsgl

@@ -20,9 +20,25 @@ namespace lsgl {
 // Collective. The rows of W owned by this rank from one weight per local edge of `edges`:
 // weights <= threshold are dropped, the rest multiplied by `scale`; both (i, j) and (j, i). With
 // `input` (the input index of each local node of `edges`, a permutation over all ranks), rows
-// and columns are the input indices, rows distributed by Partition(n, size) of those.
+// and columns are the input indices, rows distributed by Partition(n, size) of those. With
+// `distance` (one value per local edge) and `distances`, the kept edges' values are carried along
+// and `distances` gets them aligned with the returned data (same CSR pattern).
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
-                       double scale, const std::vector<std::int64_t>* input = nullptr);
+                       double scale, const std::vector<std::int64_t>* input = nullptr,
+                       const std::vector<double>* distance = nullptr,
+                       std::vector<double>* distances = nullptr);
+
+// Each stored entry's distance between its two nodes, aligned with LocalCsr::data, and the
+// metric they are measured in ("euclidean": ||x_i - x_j||, not squared; "cosine":
+// 1 - cos(x_i, x_j)); written as /graph/distances with an attribute `metric`.
+struct EdgeDistances {
+  std::vector<double> values;
+  std::string metric;
+};
+
+// Collective. Refuses (CollectiveError on every rank) distances that are not one finite value
+// >= 0 per stored entry of `m`.
+void check_distances(MPI_Comm comm, const LocalCsr& m, const EdgeDistances& d);
 
 // Collective. This rank's slice of the global row pointer of `m` (its rows' starts offset by the
 // entries of the ranks before it; the last rank also appends the total), with the offset of its
@@ -53,10 +69,11 @@ void check_finite_values(MPI_Comm comm, const std::string& what, const FiniteArr
 
 // Collective. Writes the graph to `path` through a temporary file renamed on success; nothing is
 // left at `path` or at the temporary name on failure. A non-finite value refuses the write
-// (check_finite_output). `graph_attrs` go on /graph, `file_attrs`
-// on the root group.
+// (check_finite_output, check_distances). `graph_attrs` go on /graph, `file_attrs` on the root
+// group; `distances`, when given, as /graph/distances (aligned with /graph/data).
 void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
-                 const Attributes& graph_attrs, const Attributes& file_attrs);
+                 const Attributes& graph_attrs, const Attributes& file_attrs,
+                 const EdgeDistances* distances = nullptr);
 
 // Collective. Reads the rows of this rank's block (lsgl::Partition over the file's n).
 LocalCsr read_graph(MPI_Comm comm, const std::string& path);

@@ -50,7 +50,9 @@ struct LocalityOrder {
 LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data);
 
 // Collective. The allowed pairs of `cand` (lists of this rank's input rows, in input indices),
-// renumbered into the new order (`order.input` not empty), for EdgeSet::from_pairs.
+// renumbered into the new order (`order.input` not empty), for EdgeSet::from_pairs; each pair
+// carries the value 1 (one listing: repeats merged with RepeatValues::kSum give the number of
+// nodes listing the pair).
 std::vector<EdgeEntry> renumbered_pairs(MPI_Comm comm, std::int64_t n, const Candidates& cand,
                                         const LocalityOrder& order);
 

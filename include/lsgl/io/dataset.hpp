@@ -1,13 +1,16 @@
 #pragma once
 // Reading a data matrix (n rows = nodes, d columns = features), each rank its contiguous block
 // of rows (lsgl::Partition). Formats: HDF5 (float32/float64 2-D dataset), NumPy .npy (float32 or
-// float64, C order, 2-D), IDX / IDX.gz (the MNIST family; unsigned-byte pixels scaled to [0,1]).
+// float64, C order, 2-D), IDX / IDX.gz (the MNIST family; unsigned-byte pixels scaled to [0,1]),
+// CSV/TSV text (lsgl/io/text_matrix.hpp).
 // .npy and IDX files are read through zlib, so gzip-compressed copies (.gz) work too.
 #include <mpi.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "lsgl/util/names.hpp"
 
 namespace lsgl {
 
@@ -25,21 +28,30 @@ struct LocalRows {
 // number of ranks: the sum over rows of a hash of (row index, row bytes), modulo 2^64.
 std::uint64_t fingerprint(MPI_Comm comm, const LocalRows& data);
 
-enum class DataFormat { kHdf5, kNpy, kIdx };
+// kAuto: from the file's name (guess_format).
+enum class DataFormat { kAuto, kHdf5, kNpy, kIdx, kCsv };
+inline constexpr Named<DataFormat> kDataFormatNames[] = {{DataFormat::kAuto, "auto"},
+                                                         {DataFormat::kHdf5, "hdf5"},
+                                                         {DataFormat::kNpy, "npy"},
+                                                         {DataFormat::kIdx, "idx"},
+                                                         {DataFormat::kCsv, "csv"}};
+constexpr const auto& names(DataFormat) { return kDataFormatNames; }
 
-// Format from the file name: .h5/.hdf5/.he5/.h5ad (AnnData) -> hdf5, .npy -> npy, anything
-// containing "idx" or "-ubyte" (optionally .gz) -> idx. Throws CollectiveError-compatible
-// std::runtime_error text for unknown names (call inside lsgl::collectively or on every rank).
+// Format from the file name: .h5/.hdf5/.he5/.h5ad (AnnData) -> hdf5, .npy -> npy, .csv/.tsv/.txt
+// -> csv (text_matrix.hpp: CSV, TSV or blank-separated), anything containing "idx" or "-ubyte"
+// -> idx (all but HDF5 optionally .gz). Throws std::runtime_error for unknown names (call inside
+// lsgl::collectively or on every rank).
 DataFormat guess_format(const std::string& path);
 
-// Collective. Reads this rank's rows. `dataset` is the HDF5 dataset path (ignored for other
-// formats). A --dataset that is missing or a group (the sparse /X of an AnnData .h5ad file) is
-// refused with the list of the file's 2-D float datasets (e.g. /obsm/X_pca). Every failure
-// (missing file or dataset, wrong rank or type, d = 0, n = 0, NaN/Inf
-// values on any rank) throws CollectiveError on every rank with a one-line message (rows and
-// columns in it are 0-based). An IDX file of shape n x d1 x d2 x ... gives d = d1 * d2 * ...
-// (images are flattened row-major).
-LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset);
+// Collective. Reads this rank's rows in `format` (kAuto: guess_format). `dataset` is the HDF5
+// dataset path (ignored for other formats). A --dataset that is missing or a group (the sparse
+// /X of an AnnData .h5ad file) is refused with the list of the file's 2-D float datasets (e.g.
+// /obsm/X_pca). Every failure (missing file or dataset, wrong rank or type, d = 0, n = 0,
+// NaN/Inf values on any rank) throws CollectiveError on every rank with a one-line message (rows
+// and columns in it are 0-based; a text file names its 1-based line instead). An IDX file of
+// shape n x d1 x d2 x ... gives d = d1 * d2 * ... (images are flattened row-major).
+LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string& dataset,
+                       DataFormat format = DataFormat::kAuto);
 
 // Collective. Throws CollectiveError on every rank when a value of any rank's rows is NaN or
 // infinite: "input contains NaN or Inf values (first at row R, column C) in <source>" (0-based).

@@ -37,6 +37,12 @@ class File {
 File create(MPI_Comm comm, const std::string& path);
 File open_read(MPI_Comm comm, const std::string& path);
 
+// Collective. Opens an existing file for reading and writing with the MPI-IO driver.
+File open_write(MPI_Comm comm, const std::string& path);
+// Collective. Removes the link `name` (a group with all below it, or a dataset) if present; the
+// file does not shrink.
+void remove(const File& f, const std::string& name);
+
 // Collective. Creates the groups of `path` that are missing ("/graph" etc.).
 void ensure_group(const File& f, const std::string& path);
 
@@ -94,6 +100,15 @@ void set_attr(const File& f, const std::string& obj, const std::string& name, st
 void set_attr(const File& f, const std::string& obj, const std::string& name, std::uint64_t v);
 void set_attr(const File& f, const std::string& obj, const std::string& name,
               const std::string& v);
+
+// A 1-D int64 array attribute.
+void set_attr(const File& f, const std::string& obj, const std::string& name,
+              const std::vector<std::int64_t>& v);
+// Collective (every rank passes the same value). A 0-D dataset (missing groups created): a
+// string as fixed-length UTF-8, a double, an int64.
+void write_scalar(const File& f, const std::string& name, const std::string& v);
+void write_scalar(const File& f, const std::string& name, double v);
+void write_scalar(const File& f, const std::string& name, std::int64_t v);
 
 // Collective. The names of the attributes of object `obj` ("/" for the file) in name order,
 // with their HDF5 type classes (H5T_NO_CLASS when the type cannot be read). Throws

@@ -20,4 +20,9 @@ constexpr const auto& names(Metric) { return kMetricNames; }
 // every rank naming the first such row.
 void apply_metric(MPI_Comm comm, LocalRows& data, Metric metric);
 
+// Local. The distance of `metric` between two rows from the squared Euclidean distance z of the
+// rows as apply_metric left them: euclidean ||x - y|| = sqrt(z) (not squared); cosine
+// 1 - cos(x, y) = z / 2 (what scikit-learn and scanpy call the cosine distance).
+double metric_distance(Metric metric, double z);
+
 }  // namespace lsgl

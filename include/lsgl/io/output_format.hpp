@@ -19,10 +19,15 @@ constexpr const auto& names(OutputFormat) { return kOutputFormatNames; }
 // The format named by `path`'s extension (.h5/.hdf5, .npz, .mtx, .txt/.edges/.edgelist/.tsv,
 // .json), the first of `allowed` that the extension can mean (.txt: an edge list or text). Throws
 // std::invalid_argument naming `option`, the file and the extensions `allowed` accepts when the
-// extension names another format (.npy, .csv, .h5ad, ...), none at all, or ends in .gz
-// (compressed output is not written: the message says to compress the uncompressed file).
+// extension names another format (.npy, .csv, .h5ad, ...) or none at all. A name ending in .gz
+// asks for the format of the name without it, gzip-compressed (gzip_output): accepted for .mtx
+// and edge lists, refused for the rest with the reason (.npz and .h5 compress by their own
+// means).
 OutputFormat output_format(const std::string& option, const std::string& path,
                            const std::vector<OutputFormat>& allowed);
+
+// Whether `path` ends in .gz (any case): the output is gzip-compressed.
+bool gzip_output(const std::string& path);
 
 // The extensions of `allowed` as ".h5, .hdf5, .npz" (for messages and --help).
 std::string output_extensions(const std::vector<OutputFormat>& allowed);

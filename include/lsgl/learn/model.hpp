@@ -58,6 +58,9 @@ struct LearnInput {
   const EdgeSet& edges;
   LocalRows features;   // this rank's rows in node order (models with needs_features() only)
   double recall = -1;   // candidate recall estimate (recorded in checkpoints)
+  // Models with needs_listings() only: how many of each local edge's two nodes list the other
+  // among their candidates (1 or 2), in edge order.
+  const std::vector<double>* listings = nullptr;
 };
 
 class Model {
@@ -73,6 +76,8 @@ class Model {
   virtual int candidates_per_node(std::int64_t n) const;
   // Local. The model needs the node features in node order (no locality renumbering).
   virtual bool needs_features() const { return false; }
+  // Local. The model needs to know which edges both their nodes list (LearnInput::listings).
+  virtual bool needs_listings() const { return false; }
   // Local. The model iterates (every model but knn).
   virtual bool iterative() const { return true; }
   // Local. Name of the phase that turns candidates into the allowed edges and parameters.

@@ -39,9 +39,25 @@ struct DaitchModelParams {
 };
 std::unique_ptr<Model> make_daitch_model(const ModelContext& c, const DaitchModelParams& p);
 
-// --model knn: every node's k nearest candidates with weights exp(-z / sigma^2).
+// --knn-mode: union (an edge where either node is among the other's k nearest) or mutual
+// (where each is among the other's k nearest).
+enum class KnnMode { kUnion, kMutual };
+inline constexpr Named<KnnMode> kKnnModeNames[] = {{KnnMode::kUnion, "union"},
+                                                   {KnnMode::kMutual, "mutual"}};
+constexpr const auto& names(KnnMode) { return kKnnModeNames; }
+
+// --knn-weights: gaussian (exp(-z / sigma^2)) or binary (every edge 1: 0/1 connectivity).
+enum class KnnWeights { kGaussian, kBinary };
+inline constexpr Named<KnnWeights> kKnnWeightsNames[] = {{KnnWeights::kGaussian, "gaussian"},
+                                                         {KnnWeights::kBinary, "binary"}};
+constexpr const auto& names(KnnWeights) { return kKnnWeightsNames; }
+
+// --model knn: every node's k nearest candidates (their union or the mutual pairs) with weights
+// exp(-z / sigma^2) or 1.
 struct KnnModelParams {
   double sigma = 0.0;  // kernel width (0: sigma^2 = mean squared distance to the k-th neighbour)
+  KnnMode mode = KnnMode::kUnion;
+  KnnWeights weights = KnnWeights::kGaussian;  // binary: sigma must not be given
 };
 std::unique_ptr<Model> make_knn_model(const ModelContext& c, const KnnModelParams& p);
 

@@ -17,6 +17,7 @@ namespace lsgl {
 
 struct HashTrainOptions {
   std::string input, dataset = "/X";
+  DataFormat input_format = DataFormat::kAuto;  // --input-format (auto: from the name)
   Metric metric = Metric::kEuclidean;  // cosine: rows scaled to unit norm (stored in the model)
   std::string labels, labels_dataset = "/labels";  // required for --loss sdh
   std::string output;
@@ -56,6 +57,7 @@ HashTrainSummary hash_train_rows(MPI_Comm comm, const HashTrainOptions& o, Local
 struct HashEncodeOptions {
   std::string model;
   std::string input, dataset = "/X";
+  DataFormat input_format = DataFormat::kAuto;
   std::string labels, labels_dataset = "/labels";
   std::int64_t per_class = 0;  // > 0: encode only this many rows per label (seeded); needs labels
   std::uint64_t seed = 1;

@@ -17,6 +17,7 @@
 #include "lsgl/io/dataset.hpp"
 #include "lsgl/io/metric.hpp"
 #include "lsgl/learn/model.hpp"
+#include "lsgl/learn/models.hpp"
 #include "lsgl/learn/solver.hpp"
 #include "lsgl/learn/theta.hpp"
 #include "lsgl/util/monitor.hpp"
@@ -34,16 +35,29 @@ struct LearnOptions {
   Support support = Support::kAnn;
   NodeOrder order = NodeOrder::kLocality;  // locality: rows renumbered internally
   double sigma = 0.0;    // knn: kernel width (0: sigma^2 = mean k-th neighbour squared distance)
+  KnnMode knn_mode = KnnMode::kUnion;            // knn: union or mutual k-NN pairs
+  KnnWeights knn_weights = KnnWeights::kGaussian;  // knn: Gaussian or 0/1 weights
   double mu = 0.0;       // soft: penalty weight (0: mean squared feature distance of allowed edges)
   int project_dim = 0;   // hard, soft: project the features to this many dimensions (0: keep)
   std::string input;
   std::string dataset = "/X";
+  DataFormat input_format = DataFormat::kAuto;  // --input-format (auto: from the name)
   Metric metric = Metric::kEuclidean;  // cosine: rows scaled to unit norm first
   // --candidates: neighbour lists read from this file instead of searched (max_m is set to the
   // candidates per node of the model).
   std::string candidates;
   CandidatesFileOptions candidates_file;
   std::string output;
+  // Each edge's distance (io/metric.hpp: metric_distance) stored with the graph, as
+  // /graph/distances aligned with /graph/data (from the squared distances of the allowed edges:
+  // no new computation or communication).
+  bool distances = true;
+  // --write-anndata: a copy of the AnnData --input with the graph in obsp and uns as scanpy's
+  // pp.neighbors leaves it (graph/anndata_export.hpp); anndata_key: scanpy's key_added (empty:
+  // "neighbors"). The input file itself only with anndata_in_place.
+  std::string anndata_output;
+  std::string anndata_key;
+  bool anndata_in_place = false;
   int k = 10;            // desired average number of neighbours
   double r = 3.0;        // candidates per node = round(r * k)
   double theta = 0.0;    // > 0: use this theta instead of eq. 18
@@ -115,6 +129,7 @@ ThetaChoice run_theta(MPI_Comm comm, const LearnOptions& opt);
 struct LearnedGraph {
   LocalCsr rows;
   Attributes attributes;
+  EdgeDistances distances;  // values empty unless LearnOptions::distances
 };
 
 // Collective. run_learn on rows held in memory (each rank its Partition block of the n x d

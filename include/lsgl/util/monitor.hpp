@@ -42,7 +42,8 @@ struct IterationReport {
   int iteration = 0;             // counted from the start of the solve (across a resume)
   const char* primal_name = "";  // what `primal` measures, e.g. "rel. change primal"
   double primal = 0.0;
-  double dual = 0.0;  // the relative change of the dual variables
+  double dual = 0.0;               // the relative change of the dual variables
+  const char* dual_name = "dual";  // "" when the solver has no dual variables
 };
 
 enum class MessageKind {

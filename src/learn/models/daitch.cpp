@@ -28,6 +28,7 @@ class DaitchModel : public Model {
     DaitchParams dp;
     dp.tol = c_.solver.tol;
     dp.max_iterations = c_.solver.max_iterations;
+    dp.monitor = c_.monitor;
     DaitchReport rep;
     std::vector<double> w;
     if (soft_) {

@@ -17,6 +17,7 @@ class L2Model : public Model {
     L2Params lp;
     lp.tol = c_.solver.tol;
     lp.max_iterations = c_.solver.max_iterations;
+    lp.monitor = c_.monitor;
     L2Report rep;
     std::vector<double> w;
     if (p_.alpha > 0) {

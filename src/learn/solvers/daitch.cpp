@@ -202,6 +202,7 @@ std::vector<double> learn_soft(const DaitchOperator& op, double mu, const Daitch
     t = tn;
     report.iterations = it;
     report.rel_change_primal = relative(sums[0], sums[1]);
+    params.monitor->iteration({"soft", it, "rel. change", report.rel_change_primal, 0.0, ""});
     if (it > 1 && report.rel_change_primal < params.tol) {
       report.converged = true;
       break;
@@ -256,6 +257,8 @@ std::vector<double> learn_hard(const DaitchOperator& op, const DaitchParams& par
     report.iterations = it;
     report.rel_change_primal = relative(sums[0], sums[1]);
     report.rel_change_dual = relative(sums[2], sums[3]);
+    params.monitor->iteration(
+        {"hard", it, "rel. change primal", report.rel_change_primal, report.rel_change_dual});
     if (it > 1 && report.rel_change_primal < params.tol && report.rel_change_dual < params.tol) {
       report.converged = true;
       break;

@@ -37,4 +37,9 @@ std::vector<double> knn_weights(const EdgeSet& edges, double sigma2) {
   return w;
 }
 
+void keep_mutual(const std::vector<double>& listings, std::vector<double>& w) {
+  for (std::size_t e = 0; e < w.size(); ++e)
+    if (listings[e] < 2) w[e] = 0.0;
+}
+
 }  // namespace lsgl

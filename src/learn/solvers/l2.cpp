@@ -117,6 +117,7 @@ std::vector<double> learn_l2(const EdgeSet& edges, double alpha, const L2Params&
     w.swap(next);
     report.iterations = it;
     report.rel_change = sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : 0.0;
+    params.monitor->iteration({"l2", it, "rel. change", report.rel_change, 0.0, ""});
     if (report.rel_change < params.tol) {
       report.converged = true;
       break;

@@ -13,6 +13,7 @@
 
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/io/dataset.hpp"
+#include "lsgl/util/monitor.hpp"
 
 namespace lsgl {
 
@@ -20,6 +21,7 @@ struct DaitchParams {
   double tol = 1e-5;  // on the relative change of primal (and, for hard, dual) variables
   int max_iterations = 1000;
   int norm_iterations = 30;  // power iterations for ||M|| and ||S||
+  Monitor* monitor = &null_monitor();  // told every iteration (never null)
 };
 
 struct DaitchReport {

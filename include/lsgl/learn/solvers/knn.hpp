@@ -21,4 +21,8 @@ double knn_default_sigma2(MPI_Comm comm, const Candidates& cand, int k);
 // Local. The Gaussian kernel weight of every local edge: w_e = exp(-z_e / sigma2).
 std::vector<double> knn_weights(const EdgeSet& edges, double sigma2);
 
+// Local. The mutual k-NN graph from the union's weights: w_e = 0 for every edge listed by one of
+// its nodes only (listings[e] < 2, EdgeSet::from_candidates).
+void keep_mutual(const std::vector<double>& listings, std::vector<double>& w);
+
 }  // namespace lsgl

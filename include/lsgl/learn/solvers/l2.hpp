@@ -23,6 +23,7 @@ struct L2Params {
   int max_iterations = 1000;
   int norm_iterations = 30;  // power iterations for ||S||
   double norm_S = 0.0;       // > 0: ||S|| known (the alpha search computes it once)
+  Monitor* monitor = &null_monitor();  // told every iteration (never null)
 };
 
 struct L2Report {
