@@ -23,13 +23,18 @@
 #include <vector>
 
 #include "lsgl/cli/choices.hpp"
+#include "lsgl/cli/command_options.hpp"
 #include "lsgl/graph/graph_export.hpp"
 #include "lsgl/graph/graph_input.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/graph/symmetry_check.hpp"
+#include "lsgl/pipeline/densest.hpp"
+#include "lsgl/pipeline/eval.hpp"
+#include "lsgl/pipeline/hash.hpp"
 #include "lsgl/pipeline/learn.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/format.hpp"
+#include "lsgl/util/json.hpp"
 #include "lsgl/util/memory.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/petsc.hpp"
@@ -199,6 +204,14 @@ lsgl::LearnOptions learn_options(MPI_Comm comm, const py::dict& kw) {
     o.seed = kw["seed"].cast<std::uint64_t>();
     o.ann.threads = kw["threads"].cast<int>();
     o.recall_sample = kw["recall_sample"].cast<int>();
+    o.candidates = kw["candidates"].cast<std::string>();
+    o.candidates_file.indices = kw["candidates_indices"].cast<std::string>();
+    o.candidates_file.distances = kw["candidates_distances"].cast<std::string>();
+    o.candidates_file.distance = parse_choice<lsgl::CandidateDistance>(
+        "candidates-distance", kw["candidates_distance"].cast<std::string>());
+    o.checkpoint = kw["checkpoint"].cast<std::string>();
+    o.checkpoint_every = kw["checkpoint_every"].cast<int>();
+    o.resume = kw["resume"].cast<std::string>();
   });
   o.solver.dual_scale = 0.0;  // the default of `lsgl learn --dual-scale` (choose c)
   o.ann.seed = o.seed;
@@ -268,6 +281,33 @@ py::tuple read_graph(const std::string& path, std::optional<int> comm_handle) {
   return csr_tuple(lsgl::read_graph_input(comm_of(comm_handle), path, {}, nullptr));
 }
 
+// Collective. The graph of this rank's rows [begin, begin + rows) of the n x n sparse matrix
+// (int64 indptr and indices, float64 data), after the checks every graph reader makes
+// (graph/symmetry_check.hpp); `report` says what was dropped.
+lsgl::LocalCsr graph_rows(MPI_Comm comm, std::int64_t n, std::int64_t begin,
+                          const py::array_t<std::int64_t, py::array::c_style>& indptr,
+                          const py::array_t<std::int64_t, py::array::c_style>& indices,
+                          const py::array_t<double, py::array::c_style>& data,
+                          lsgl::GraphInputReport& report) {
+  lsgl::LocalCsr m;
+  m.n = n;
+  m.begin = begin;
+  m.indptr.assign(indptr.data(), indptr.data() + indptr.size());
+  m.indices.assign(indices.data(), indices.data() + indices.size());
+  m.data.assign(data.data(), data.data() + data.size());
+  const lsgl::GraphCleaning cleaned = lsgl::check_and_clean_graph(comm, m, "W");
+  std::int64_t weighted = 0;
+  for (double w : m.data) weighted += w != 1.0;
+  report.format = "scipy";
+  report.n = n;
+  report.entries = lsgl::allreduce_sum(comm, static_cast<std::int64_t>(indices.size()));
+  report.self_loops = cleaned.self_loops;
+  report.zero_weights = cleaned.zeros;
+  report.edges = lsgl::allreduce_sum(comm, static_cast<std::int64_t>(m.data.size())) / 2;
+  report.weighted = lsgl::allreduce_sum(comm, weighted) > 0;
+  return m;
+}
+
 // Collective. Writes this rank's rows [begin, begin + rows) of the n x n graph after the checks
 // every graph reader makes (graph/symmetry_check.hpp: symmetric, finite, non-negative weights).
 void write_graph(const std::string& path, std::int64_t n, std::int64_t begin,
@@ -277,17 +317,155 @@ void write_graph(const std::string& path, std::int64_t n, std::int64_t begin,
                  std::optional<int> comm_handle) {
   MPI_Comm comm = comm_of(comm_handle);
   lsgl::graph_output_format("path", path);  // a name it cannot honour is refused before work
-  lsgl::LocalCsr m;
-  m.n = n;
-  m.begin = begin;
-  m.indptr.assign(indptr.data(), indptr.data() + indptr.size());
-  m.indices.assign(indices.data(), indices.data() + indices.size());
-  m.data.assign(data.data(), data.data() + data.size());
-  lsgl::check_and_clean_graph(comm, m, "W");
+  lsgl::GraphInputReport report;
+  const lsgl::LocalCsr m = graph_rows(comm, n, begin, indptr, indices, data, report);
   const std::int64_t nnz = lsgl::allreduce_sum(comm, static_cast<std::int64_t>(m.data.size()));
   const lsgl::Attributes graph_attrs = {{"n", n}, {"nnz", nnz}};
   lsgl::write_graph_file(comm, path, m, graph_attrs,
                          lsgl::provenance_attributes(comm, "python: lsgl.write_graph", "", {}));
+}
+
+// An optional int64 vector of this rank's rows from Python (None: no vector).
+std::optional<std::vector<std::int64_t>> int_vector(const py::object& v) {
+  if (v.is_none()) return std::nullopt;
+  const auto a = v.cast<py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>>();
+  return std::vector<std::int64_t>(a.data(), a.data() + a.size());
+}
+
+// lsgl.eval's native call: (the report as `lsgl eval --json` writes it, predictions, known,
+// embedding local rows x m or None).
+py::tuple eval(std::int64_t n, std::int64_t begin,
+               const py::array_t<std::int64_t, py::array::c_style>& indptr,
+               const py::array_t<std::int64_t, py::array::c_style>& indices,
+               const py::array_t<double, py::array::c_style>& data, const py::object& labels,
+               const py::object& known, bool embedding, const std::vector<std::string>& args,
+               std::optional<int> comm_handle, py::object report) {
+  MPI_Comm comm = comm_of(comm_handle);
+  lsgl::EvalOptions o = lsgl::cli::eval_options(comm, args);
+  o.command_line = "python: lsgl.eval";
+  lsgl::GraphInputReport input;
+  lsgl::LocalCsr m = graph_rows(comm, n, begin, indptr, indices, data, input);
+  const auto label_values = int_vector(labels), known_mask = int_vector(known);
+  PyMonitor monitor(comm, std::move(report), 0);
+  lsgl::EvalVectors v;
+  const lsgl::EvalReport r =
+      lsgl::eval_rows(comm, o, std::move(m), input, label_values ? &*label_values : nullptr,
+                      known_mask ? &*known_mask : nullptr, embedding, v, monitor);
+  py::object vectors = py::none();
+  if (embedding) {
+    const auto m_vectors = static_cast<py::ssize_t>(r.eigenvalues.size());
+    vectors = owning_array(std::move(v.embedding)).attr("reshape")(-1, m_vectors);
+  }
+  std::vector<std::int8_t> given(v.known.begin(), v.known.end());
+  return py::make_tuple(lsgl::eval_report_json(r), owning_array(std::move(v.predictions)),
+                        owning_array(std::move(given)), vectors);
+}
+
+// lsgl.densest's native call: a list of (this rank's members, summary dict), one per (size,
+// method) pair.
+py::list densest(std::int64_t n, std::int64_t begin,
+                 const py::array_t<std::int64_t, py::array::c_style>& indptr,
+                 const py::array_t<std::int64_t, py::array::c_style>& indices,
+                 const py::array_t<double, py::array::c_style>& data,
+                 const std::vector<std::string>& args, std::optional<int> comm_handle,
+                 py::object report) {
+  MPI_Comm comm = comm_of(comm_handle);
+  lsgl::DensestOptions o = lsgl::cli::densest_options(comm, args);
+  o.command_line = "python: lsgl.densest";
+  lsgl::GraphInputReport input;
+  lsgl::LocalCsr m = graph_rows(comm, n, begin, indptr, indices, data, input);
+  PyMonitor monitor(comm, std::move(report), 0);
+  py::list out;
+  for (lsgl::DensestSummary& s : lsgl::densest_rows(comm, o, std::move(m), input, monitor)) {
+    py::dict d;
+    d["method"] = lsgl::to_string(s.method);
+    d["k"] = s.stats.k;
+    d["density"] = s.stats.density;
+    d["edges_inside"] = s.stats.edges_inside;
+    d["weight_inside"] = s.stats.weight_inside;
+    d["init"] = s.init_used;
+    d["iterations"] = s.iterations;
+    d["converged"] = s.converged;
+    d["objective"] = s.objective;
+    d["seconds"] = s.seconds;
+    out.append(py::make_tuple(owning_array(std::move(s.members)), d));
+  }
+  return out;
+}
+
+// A model of `lsgl hash train` held by Python (lsgl.hash.Model wraps it).
+class HashModel {
+ public:
+  explicit HashModel(lsgl::HashTrained t) : t_(std::move(t)) {}
+  // Collective. The packed codes of this rank's rows (rows x ceil(bits/8) uint8).
+  py::object encode(const py::array_t<float, py::array::c_style>& x,
+                    std::optional<int> comm_handle) const {
+    MPI_Comm comm = comm_of(comm_handle);
+    std::vector<std::uint8_t> codes = lsgl::encode_rows(comm, t_, local_rows(comm, x));
+    const auto width = static_cast<py::ssize_t>((t_.model.bits + 7) / 8);
+    return owning_array(std::move(codes)).attr("reshape")(-1, width);
+  }
+  void save(const std::string& path, std::optional<int> comm_handle) const {
+    lsgl::write_hash_model(comm_of(comm_handle), path, t_);
+  }
+  int bits() const { return t_.model.bits; }
+  std::string loss() const { return lsgl::to_string(t_.model.loss); }
+  std::string solver() const { return lsgl::to_string(t_.model.solver); }
+  std::string features() const { return lsgl::to_string(t_.model.features.kind); }
+  std::string metric() const { return lsgl::to_string(t_.metric); }
+  std::int64_t input_dim() const { return t_.model.features.input_dim; }
+  std::vector<double> objective() const { return t_.objective; }
+  py::dict attributes() const { return attributes_dict(t_.attributes); }
+
+ private:
+  lsgl::HashTrained t_;
+};
+
+HashModel hash_train(const py::array_t<float, py::array::c_style>& x, const py::object& labels,
+                     const std::vector<std::string>& args, std::optional<int> comm_handle,
+                     py::object report) {
+  MPI_Comm comm = comm_of(comm_handle);
+  lsgl::HashTrainOptions o = lsgl::cli::hash_train_options(comm, args);
+  o.command_line = "python: lsgl.hash.train";
+  const auto label_values = int_vector(labels);
+  PyMonitor monitor(comm, std::move(report), 0);
+  lsgl::HashTrained t;
+  lsgl::hash_train_rows(comm, o, local_rows(comm, x), label_values ? &*label_values : nullptr, t,
+                        monitor);
+  return HashModel(std::move(t));
+}
+
+HashModel hash_load(const std::string& path, std::optional<int> comm_handle) {
+  return HashModel(lsgl::read_hash_model(comm_of(comm_handle), path));
+}
+
+// Collective. `lsgl hash eval` on codes in memory: queries this rank's block, the database whole
+// on every rank (packed rows of equal width, bits <= 8 x width).
+py::dict hash_evaluate(const py::array_t<std::uint8_t, py::array::c_style>& queries,
+                       const py::array_t<std::int64_t, py::array::c_style>& query_labels,
+                       const py::array_t<std::uint8_t, py::array::c_style>& database,
+                       const py::array_t<std::int64_t, py::array::c_style>& database_labels,
+                       int bits, std::int64_t top, std::optional<int> comm_handle) {
+  MPI_Comm comm = comm_of(comm_handle);
+  lsgl::hash::CodeBlock q, db;
+  q.bits = db.bits = bits;
+  q.has_labels = db.has_labels = true;
+  q.codes.assign(queries.data(), queries.data() + queries.size());
+  q.labels.assign(query_labels.data(), query_labels.data() + query_labels.size());
+  q.n = lsgl::allreduce_sum(comm, static_cast<std::int64_t>(q.labels.size()));
+  q.begin = lsgl::exscan_sum(comm, static_cast<std::int64_t>(q.labels.size()));
+  db.codes.assign(database.data(), database.data() + database.size());
+  db.labels.assign(database_labels.data(), database_labels.data() + database_labels.size());
+  db.n = static_cast<std::int64_t>(db.labels.size());
+  const lsgl::HashEvalSummary s = lsgl::evaluate_codes(comm, q, db, top);
+  py::dict d;
+  d["queries"] = s.score.queries;
+  d["database"] = s.database;
+  d["bits"] = s.bits;
+  d["map"] = s.score.map;
+  d[py::str("precision_at_" + std::to_string(top))] = s.score.precision_at_k;
+  d["no_relevant"] = s.score.no_relevant;
+  return d;
 }
 
 }  // namespace
@@ -305,4 +483,20 @@ PYBIND11_MODULE(_lsgl, m) {
   m.def("theta", &theta);
   m.def("read_graph", &read_graph);
   m.def("write_graph", &write_graph);
+  m.def("eval", &eval);
+  m.def("densest", &densest);
+  py::class_<HashModel>(m, "HashModel")
+      .def("encode", &HashModel::encode)
+      .def("save", &HashModel::save)
+      .def_property_readonly("bits", &HashModel::bits)
+      .def_property_readonly("loss", &HashModel::loss)
+      .def_property_readonly("solver", &HashModel::solver)
+      .def_property_readonly("features", &HashModel::features)
+      .def_property_readonly("metric", &HashModel::metric)
+      .def_property_readonly("input_dim", &HashModel::input_dim)
+      .def_property_readonly("objective", &HashModel::objective)
+      .def_property_readonly("attributes", &HashModel::attributes);
+  m.def("hash_train", &hash_train);
+  m.def("hash_load", &hash_load);
+  m.def("hash_evaluate", &hash_evaluate);
 }

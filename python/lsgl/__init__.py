@@ -1,10 +1,12 @@
 """lsgl from Python: learn a large sparse graph from a data matrix, NumPy in, SciPy sparse out.
 
-The functions run the pipelines of the lsgl executable (`lsgl learn`, `lsgl theta`) in this
-process, with the same options and the same messages (docs/python.md). In a plain python3 a call
+The functions run the pipelines of the lsgl executable (`lsgl learn`, `lsgl theta`, `lsgl eval`,
+`lsgl densest`, `lsgl hash`: lsgl.hash) in this process, with the same options and the same
+messages (docs/python.md). In a plain python3 a call
 is one MPI process; under `mpirun -n P python3 script.py` pass an mpi4py communicator as `comm=`:
 every rank passes its block of rows (lsgl.block) and receives its rows of the graph.
 """
+import json as _json
 import logging
 import os
 import sys
@@ -14,7 +16,8 @@ import scipy.sparse as sp
 
 from . import _lsgl
 
-__all__ = ["learn", "knn_graph", "theta", "neighbors", "read_graph", "write_graph", "block"]
+__all__ = ["learn", "knn_graph", "theta", "neighbors", "eval", "densest", "read_graph",
+           "write_graph", "block", "hash"]
 
 _log = logging.getLogger("lsgl")
 
@@ -80,23 +83,39 @@ def _csr(indptr, indices, data, n, begin):
     return sp.csr_array((data, indices, indptr), shape=(len(indptr) - 1, n))
 
 
+def _path(value):
+    return "" if value is None else os.fspath(value)
+
+
 def learn(X, k=10, *, model="log", r=3.0, ann="auto", metric="euclidean", support="ann",
           solver="fdpg", theta=0.0, sigma=0.0, knn_mode="union", knn_weights="gaussian",
           tol=1e-5, max_iter=5000, degree_tol=0.05, prune=1e-4, seed=1, threads=1,
-          recall_sample=300, comm=None, return_distances=False, return_info=False,
+          recall_sample=300, candidates=None, candidates_indices="/indices",
+          candidates_distances="/distances", candidates_distance="squared", checkpoint=None,
+          checkpoint_every=0, resume=None, comm=None, return_distances=False, return_info=False,
           progress=False, progress_every=50):
     """The graph `lsgl learn` writes for the rows of X, as a scipy.sparse.csr_array (float64,
     symmetric; with comm: this rank's rows, shape (rows, n)). The options are those of
-    `lsgl learn` (docs/learn.md). return_distances=True also returns D, a csr_array of the same
-    pattern holding each edge's distance (/graph/distances: ||x_i - x_j||, or 1 - cos with
-    metric="cosine"). return_info=True also returns a dict: the attributes of /graph and the
-    run's summary (summary_lines: the lines the command line prints). The result is W, (W, D),
-    (W, info) or (W, D, info). Bad input raises ValueError with the command line's message."""
+    `lsgl learn` (docs/learn.md); candidates=PATH reads the neighbour lists from a file
+    (--candidates), checkpoint=PATH / checkpoint_every / resume=PATH save and continue the
+    learning state as --checkpoint, --checkpoint-every and --resume do. return_distances=True
+    also returns D, a csr_array of the same pattern holding each edge's distance
+    (/graph/distances: ||x_i - x_j||, or 1 - cos with metric="cosine"). return_info=True also
+    returns a dict: the attributes of /graph and the run's summary (summary_lines: the lines the
+    command line prints). The result is W, (W, D), (W, info) or (W, D, info). Bad input raises
+    ValueError with the command line's message."""
     x = _rows(X, comm)
+    for name, value in (("candidates", candidates), ("resume", resume)):
+        if value is not None and not os.path.exists(value):
+            raise FileNotFoundError(f"{name}: no such file: '{os.fspath(value)}'")
     options = dict(k=k, model=model, r=r, ann=ann, metric=metric, support=support,
                    solver=solver, theta=theta, sigma=sigma, knn_mode=knn_mode,
                    knn_weights=knn_weights, tol=tol, max_iter=max_iter, degree_tol=degree_tol,
                    prune=prune, seed=seed, threads=threads, recall_sample=recall_sample,
+                   candidates=_path(candidates), candidates_indices=candidates_indices,
+                   candidates_distances=candidates_distances,
+                   candidates_distance=candidates_distance, checkpoint=_path(checkpoint),
+                   checkpoint_every=checkpoint_every, resume=_path(resume),
                    distances=bool(return_distances))
     indptr, indices, data, n, begin, attrs, summary, dist = _lsgl.learn(
         x, options, _handle(comm), _reporter(progress), progress_every)
@@ -124,7 +143,9 @@ def theta(X, k=10, *, r=3.0, ann="auto", metric="euclidean", seed=1, threads=1, 
     options = dict(k=k, model="log", r=r, ann=ann, metric=metric, support="ann", solver="fdpg",
                    theta=0.0, sigma=0.0, knn_mode="union", knn_weights="gaussian", tol=1e-5,
                    max_iter=5000, degree_tol=0.05, prune=1e-4, seed=seed, threads=threads,
-                   recall_sample=0)
+                   recall_sample=0, candidates="", candidates_indices="/indices",
+                   candidates_distances="/distances", candidates_distance="squared",
+                   checkpoint="", checkpoint_every=0, resume="", distances=False)
     return _lsgl.theta(_rows(X, comm), options, _handle(comm))
 
 
@@ -183,6 +204,16 @@ def write_graph(path, W, comm=None):
     .edges, .edgelist, .tsv; .mtx and edge lists also gzipped with .gz; any other name raises
     ValueError before any work); written to a
     temporary name, then renamed. Self loops and stored zeros are dropped."""
+    _lsgl.write_graph(os.fspath(path), *_graph_rows(W, comm), _handle(comm))
+
+
+def _raise(message):
+    raise ValueError(message)
+
+
+def _graph_rows(W, comm):
+    """(n, begin, indptr, indices, data) of this rank's rows of the sparse W (int64, float64):
+    every rank passes its block of rows (lsgl.block), all of W without comm."""
     holder = []
 
     def check():
@@ -195,11 +226,121 @@ def write_graph(path, W, comm=None):
     n = m.shape[1]
     begin, end = block(n, comm)
     _collectively(comm, lambda: None if m.shape[0] == end - begin else _raise(
-        f"W has {m.shape[0]} rows here; this rank writes rows [{begin}, {end}) of {n}"))
+        f"W has {m.shape[0]} rows here; with comm= each rank passes rows [{begin}, {end}) of "
+        f"{n} (lsgl.block(n, comm))"))
     m.sort_indices()
-    _lsgl.write_graph(os.fspath(path), n, begin, m.indptr.astype(np.int64),
-                      m.indices.astype(np.int64), m.data.astype(np.float64), _handle(comm))
+    return (n, begin, m.indptr.astype(np.int64), m.indices.astype(np.int64),
+            m.data.astype(np.float64))
 
 
-def _raise(message):
-    raise ValueError(message)
+# Options that are switches on the command line (no value).
+_SWITCHES = {"renumber", "balanced", "quiet", "no_diameter"}
+
+
+def _words(options):
+    """The command-line words of keyword options (name_with_underscores=value ->
+    --name-with-underscores value; a switch when True; None and False switches left out)."""
+    words = []
+    for key, value in options.items():
+        if value is None or (key in _SWITCHES and value is False):
+            continue
+        word = "--" + key.replace("_", "-")
+        if key in _SWITCHES:
+            words.append(word)
+        elif isinstance(value, bool):
+            words.append(f"{word}={'true' if value else 'false'}")
+        elif isinstance(value, (list, tuple)):
+            words += [word, ",".join(str(v) for v in value)]
+        else:
+            words += [word, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+    return words
+
+
+def _refuse(options, names, function):
+    bad = sorted(set(options) & set(names))
+    if bad:
+        raise TypeError(f"{function}() got keyword(s) that name files of the command line, not "
+                        f"options here: {', '.join(bad)} (pass the arrays as arguments)")
+
+
+def _int_vector(values, name, comm, kinds="iub"):
+    """values as an int64 NumPy vector (None stays None); ValueError on every rank otherwise."""
+    out = []
+
+    def check():
+        if values is None:
+            out.append(None)
+            return
+        a = np.asarray(values)
+        if a.ndim != 1 or a.dtype.kind not in kinds:
+            raise ValueError(f"{name} must be a 1-D array of integers (or booleans), got "
+                             f"{a.dtype} of shape {a.shape}")
+        out.append(np.ascontiguousarray(a, dtype=np.int64))
+
+    _collectively(comm, check)
+    return out[0]
+
+
+_FILE_OPTIONS = ("graph", "format", "duplicates", "symmetry", "renumber", "labels_dataset",
+                 "help", "config")
+
+
+def eval(W, labels=None, known=None, *, known_fraction=0.01, seed=1, lp_rtol=1e-6,
+         lp_max_iter=10000, max_classes=256, diameter=True, diameter_exact_max=5000,
+         diameter_bfs=4, embedding=False, eigenvectors=2, laplacian="combinatorial",
+         eig_tol=1e-8, predictions=None, json=None, comm=None, progress=False):
+    """The measures `lsgl eval` reports for the symmetric sparse W, as the dict that
+    `lsgl eval --json` writes (n, edges, degree, components, diameter, label_propagation,
+    class_connectivity, wrong_edge_share, embedding, seconds, ...), with NumPy arrays of this
+    rank's rows: "predictions" (with labels: the label of every node, given or predicted, -1
+    when unreachable), "known" (bool: the label was given) and, with embedding=True, the
+    spectral embedding that --embedding writes in out["embedding"]["vectors"] (rows x
+    eigenvectors) beside its eigenvalues. labels: one integer
+    per node, negative = unlabelled; known: a boolean mask of the nodes whose label is given
+    (default: the seeded known_fraction). predictions=PATH and json=PATH also write the
+    command's files. With comm: each rank passes its block of rows of W, labels and known."""
+    n, begin, indptr, indices, data = _graph_rows(W, comm)
+    y = _int_vector(labels, "labels", comm)
+    mask = _int_vector(known, "known", comm)
+    options = dict(known_fraction=known_fraction, seed=seed, lp_rtol=lp_rtol,
+                   lp_max_iter=lp_max_iter, max_classes=max_classes,
+                   no_diameter=not diameter, diameter_exact_max=diameter_exact_max,
+                   diameter_bfs=diameter_bfs, eigenvectors=eigenvectors, laplacian=laplacian,
+                   eig_tol=eig_tol, predictions=predictions, json=json, quiet=False)
+    report, predicted, given, vectors = _lsgl.eval(
+        n, begin, indptr, indices, data, y, mask, bool(embedding), _words(options),
+        _handle(comm), _reporter(progress))
+    out = _json.loads(report)
+    if y is not None:
+        out["predictions"] = predicted
+        out["known"] = given.astype(bool)
+    if embedding:
+        out["embedding"]["vectors"] = vectors
+    return out
+
+
+def densest(W, size, method="dpcd", *, seed=None, output=None, comm=None, return_info=False,
+            progress=False, **options):
+    """The `size` nodes `lsgl densest --size SIZE --method METHOD` finds in the symmetric,
+    non-negative sparse W (a large x^T W x), as a sorted int64 NumPy array of node indices (on
+    every rank, with comm). method: dpcd, dpcd-0, peel, ravi, feige, tpower, lp, l2box-admm,
+    mpec-epm or mpec-adm; every other option of `lsgl densest` is a keyword with underscores
+    (init="degree,peel", ns_m=3, l2box_rho=0.1, ...), with its default and checks.
+    output=PATH also writes the command's file. return_info=True also returns a dict: k,
+    density (x^T W x / k), edges_inside, weight_inside, init, iterations, converged,
+    objective (after each iteration), seconds. With comm: each rank passes its block of rows."""
+    _refuse(options, _FILE_OPTIONS, "densest")
+    _collectively(comm, lambda: None if isinstance(size, (int, np.integer)) and isinstance(
+        method, str) and "," not in method else _raise(
+        "size must be one integer and method one name (run one call per size and method)"))
+    n, begin, indptr, indices, data = _graph_rows(W, comm)
+    words = _words(dict(size=size, method=method, seed=seed, output=output, **options))
+    (members, info), = _lsgl.densest(n, begin, indptr, indices, data, words, _handle(comm),
+                                     _reporter(progress))
+    if comm is not None and comm.Get_size() > 1:
+        members = np.concatenate(comm.allgather(members))
+    members = np.sort(members)
+    return (members, info) if return_info else members
+
+
+from . import hash  # noqa: E402  (the lsgl.hash functions use the helpers above)

@@ -4,6 +4,7 @@
 #include "commands_impl.hpp"
 #include "graph_input_options.hpp"
 #include "lsgl/cli/choices.hpp"
+#include "lsgl/cli/command_options.hpp"
 #include "lsgl/pipeline/densest.hpp"
 #include "lsgl/util/error.hpp"
 #include "option_owners.hpp"
@@ -157,12 +158,9 @@ void apply_densest_args(const DensestArgs& a, const Parsed& p, DensestOptions& o
   check_option_owners(p.vm, option_owners(), o.methods, "--method");
 }
 
-}  // namespace
-
-int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
-                    const std::string& command_line) {
-  DensestOptions o;
-  DensestArgs a;
+// Collective. The options of args into o (and --quiet in a); false when --help was printed.
+bool parse_densest(MPI_Comm comm, const std::vector<std::string>& args, DensestOptions& o,
+                   DensestArgs& a) {
   OptionGroups g(
       "usage: [mpirun -n P] lsgl densest --graph G --size k [--method dpcd|dpcd-0|peel|ravi|"
       "feige|tpower|\n         lp|l2box-admm|mpec-epm|mpec-adm] [--output out.h5] [options]\n"
@@ -183,13 +181,31 @@ int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
   const Parsed p = parse(comm, args, g);
   if (p.help) {
     print_help(comm, g, p);
-    return 0;
+    return false;
   }
   collective_check(comm, p.vm.count("size") > 0, "--size is required");
   lsgl::collectively(comm, [&] { apply_densest_args(a, p, o); });
   o.dpcd.dpcd.seed = static_cast<std::uint64_t>(a.seed);
-  o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
+  return true;
+}
+
+}  // namespace
+
+DensestOptions densest_options(MPI_Comm comm, const std::vector<std::string>& args) {
+  refuse_help_and_config(comm, args);
+  DensestOptions o;
+  DensestArgs a;
+  parse_densest(comm, args, o, a);
+  return o;
+}
+
+int densest_command(MPI_Comm comm, const std::vector<std::string>& args,
+                    const std::string& command_line) {
+  DensestOptions o;
+  DensestArgs a;
+  if (!parse_densest(comm, args, o, a)) return 0;
+  o.command_line = command_line;
   run_densest(comm, o,
               *make_printing_monitor(comm, a.quiet ? Verbosity::kSummary : Verbosity::kAll));
   return 0;

@@ -2,6 +2,7 @@
 #include "commands_impl.hpp"
 #include "graph_input_options.hpp"
 #include "lsgl/cli/choices.hpp"
+#include "lsgl/cli/command_options.hpp"
 #include "lsgl/pipeline/eval.hpp"
 #include "lsgl/util/error.hpp"
 #include "options.hpp"
@@ -9,12 +10,14 @@
 
 namespace lsgl::cli {
 
-int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
-                 const std::string& command_line) {
-  EvalOptions o;
+namespace {
+
+// Collective. The options of args into o (and --quiet); false when --help was printed instead.
+bool parse_eval(MPI_Comm comm, const std::vector<std::string>& args, EvalOptions& o,
+                bool& quiet) {
   GraphInputArgs input;
   std::string laplacian;
-  bool no_diameter = false, quiet = false;
+  bool no_diameter = false;
   OptionGroups g(
       "usage: [mpirun -n P] lsgl eval --graph GRAPH [--labels LABELS] [--json OUT.json]\n"
       "                  [--embedding EMB.h5 --eigenvectors m] [options]\n"
@@ -68,15 +71,33 @@ int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
   const Parsed p = parse(comm, args, g);
   if (p.help) {
     print_help(comm, g, p);
-    return 0;
+    return false;
   }
   lsgl::collectively(comm, [&] {
     apply_graph_input_args(input, o.input);
     o.embedding_params.kind = parse_choice<LaplacianKind>("laplacian", laplacian);
   });
   o.diameter = !no_diameter;
-  o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
+  return true;
+}
+
+}  // namespace
+
+EvalOptions eval_options(MPI_Comm comm, const std::vector<std::string>& args) {
+  refuse_help_and_config(comm, args);
+  EvalOptions o;
+  bool quiet = false;
+  parse_eval(comm, args, o, quiet);
+  return o;
+}
+
+int eval_command(MPI_Comm comm, const std::vector<std::string>& args,
+                 const std::string& command_line) {
+  EvalOptions o;
+  bool quiet = false;
+  if (!parse_eval(comm, args, o, quiet)) return 0;
+  o.command_line = command_line;
   run_eval(comm, o, *make_printing_monitor(comm, quiet ? Verbosity::kNothing : Verbosity::kAll));
   return 0;
 }

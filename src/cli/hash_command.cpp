@@ -1,6 +1,7 @@
 // `lsgl hash train | encode | eval`: options -> pipelines.
 #include "commands_impl.hpp"
 #include "lsgl/cli/choices.hpp"
+#include "lsgl/cli/command_options.hpp"
 #include "lsgl/pipeline/hash.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
@@ -156,10 +157,10 @@ void apply_train_args(const TrainArgs& a, const Parsed& p, HashTrainOptions& o) 
   if (a.seed < 0) throw std::invalid_argument("--seed must be >= 0");
 }
 
-int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
-  HashTrainOptions o;
+// Collective. The options of args into o (and --quiet in a); false when --help was printed.
+bool parse_train(MPI_Comm comm, const std::vector<std::string>& args, HashTrainOptions& o,
+                 TrainArgs& a) {
   hash::TrainOptions& t = o.train;
-  TrainArgs a;
   OptionGroups g(
       "usage: [mpirun -n P] lsgl hash train --input X [--labels Y] --bits r --output model.h5\n"
       "         [--loss sdh|fsdh|itq] [--solver dpcd|dcc|sgm|lp|l2box-admm|mpec-epm|sign]\n"
@@ -171,14 +172,21 @@ int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string
   const Parsed p = parse(comm, args, g);
   if (p.help) {
     print_help(comm, g, p);
-    return 0;
+    return false;
   }
-  collective_check(comm, p.vm.count("input") > 0, "--input is required");
   collectively(comm, [&] { apply_train_args(a, p, o); });
   t.seed = static_cast<std::uint64_t>(a.seed);
   t.dpcd.seed = t.seed;
-  o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
+  return true;
+}
+
+int train(MPI_Comm comm, const std::vector<std::string>& args, const std::string& command_line) {
+  HashTrainOptions o;
+  TrainArgs a;
+  if (!parse_train(comm, args, o, a)) return 0;
+  collective_check(comm, !o.input.empty(), "--input is required");
+  o.command_line = command_line;
   run_hash_train(comm, o,
                  *make_printing_monitor(comm, a.quiet ? Verbosity::kSummary : Verbosity::kAll));
   return 0;
@@ -250,6 +258,14 @@ int eval(MPI_Comm comm, const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+HashTrainOptions hash_train_options(MPI_Comm comm, const std::vector<std::string>& args) {
+  refuse_help_and_config(comm, args);
+  HashTrainOptions o;
+  TrainArgs a;
+  parse_train(comm, args, o, a);
+  return o;
+}
 
 int hash_command(MPI_Comm comm, const std::vector<std::string>& args,
                  const std::string& command_line) {

@@ -43,8 +43,9 @@ SubgraphFormat subgraph_output_format(const DensestOptions& o) {
   return f;
 }
 
-void validate(MPI_Comm comm, const DensestOptions& o) {
-  collective_check(comm, !o.graph.empty(), "--graph is required");
+// from_file: run_densest (the graph from o.graph); else densest_rows.
+void validate(MPI_Comm comm, const DensestOptions& o, bool from_file) {
+  if (from_file) collective_check(comm, !o.graph.empty(), "--graph is required");
   collective_check(comm, !o.sizes.empty(), "--size is required");
   for (auto k : o.sizes)
     collective_check(comm, k >= 1, "--size must be at least 1 (got " + std::to_string(k) + ")");
@@ -299,27 +300,18 @@ DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& 
   return s;
 }
 
-std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt,
-                                        Monitor& monitor) {
-  validate(comm, opt);
-  // With --renumber the output's node ids are positions in OUTPUT.ids.
+namespace {
+
+// Collective. Every (size, method) pair on the graph g (read in t_read seconds), the output of a
+// single pair written (with the id map of --renumber when `names` is not empty).
+std::vector<DensestSummary> run_pairs(MPI_Comm comm, const DensestOptions& opt,
+                                      const dpcd::FixedPointGraph& g,
+                                      const GraphInputReport& input, double t_read,
+                                      const std::vector<std::string>& names, Monitor& monitor) {
   const bool ids = opt.input.renumber && !opt.output.empty();
-  const std::string ids_path = node_ids_path(opt.output);
-  check_distinct_files(comm, {{"--graph", opt.graph}},
-                       ids ? std::vector<FileArg>{{"--output", opt.output},
-                                                  {"--output's id map", ids_path}}
-                           : std::vector<FileArg>{{"--output", opt.output}});
-  if (!opt.output.empty()) check_writable(comm, opt.output);
-  if (ids) check_writable(comm, ids_path);
-  GraphInputReport input;
-  dpcd::FixedPointGraph g;
-  std::vector<std::string> names;
-  const double t_read = timed_phase(comm, "read", monitor, [&] {
-    LocalCsr rows = read_graph_input(comm, opt.graph, opt.input, &input, &names);
-    g = dpcd::make_fixed_point(comm, std::move(rows));
-  });
+  const std::string label = opt.graph.empty() ? std::string("graph") : opt.graph;
   monitor.message(MessageKind::kInfo,
-                  strprintf("  %s: n = %lld, %lld edges (%s, %s)", opt.graph.c_str(),
+                  strprintf("  %s: n = %lld, %lld edges (%s, %s)", label.c_str(),
                             static_cast<long long>(input.n), static_cast<long long>(input.edges),
                             input.format.c_str(), input.weighted ? "weighted" : "unweighted"));
   const std::string note = input.note();
@@ -343,7 +335,7 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
             write_members(comm, o, s);
           else
             write_hdf5(comm, o, s);
-          if (ids) write_node_names(comm, ids_path, names);
+          if (ids) write_node_names(comm, node_ids_path(o.output), names);
         });
       }
       monitor.message(MessageKind::kSummary, summary_line(o, s));
@@ -351,6 +343,42 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt,
+                                        Monitor& monitor) {
+  validate(comm, opt, true);
+  // With --renumber the output's node ids are positions in OUTPUT.ids.
+  const bool ids = opt.input.renumber && !opt.output.empty();
+  const std::string ids_path = node_ids_path(opt.output);
+  check_distinct_files(comm, {{"--graph", opt.graph}},
+                       ids ? std::vector<FileArg>{{"--output", opt.output},
+                                                  {"--output's id map", ids_path}}
+                           : std::vector<FileArg>{{"--output", opt.output}});
+  if (!opt.output.empty()) check_writable(comm, opt.output);
+  if (ids) check_writable(comm, ids_path);
+  GraphInputReport input;
+  dpcd::FixedPointGraph g;
+  std::vector<std::string> names;
+  const double t_read = timed_phase(comm, "read", monitor, [&] {
+    LocalCsr rows = read_graph_input(comm, opt.graph, opt.input, &input, &names);
+    g = dpcd::make_fixed_point(comm, std::move(rows));
+  });
+  return run_pairs(comm, opt, g, input, t_read, names, monitor);
+}
+
+std::vector<DensestSummary> densest_rows(MPI_Comm comm, const DensestOptions& opt, LocalCsr rows,
+                                         const GraphInputReport& input, Monitor& monitor) {
+  validate(comm, opt, false);
+  collective_check(comm, !opt.input.renumber, "--renumber applies to graph files only");
+  if (!opt.output.empty()) check_writable(comm, opt.output);
+  dpcd::FixedPointGraph g;
+  const double t_read = timed_phase(comm, "read", monitor, [&] {
+    g = dpcd::make_fixed_point(comm, std::move(rows));
+  });
+  return run_pairs(comm, opt, g, input, t_read, {}, monitor);
 }
 
 }  // namespace lsgl

@@ -35,8 +35,9 @@ void timed_phase(MPI_Comm comm, const char* name, Monitor& monitor, EvalReport& 
   r.seconds.emplace_back(name, lsgl::timed_phase(comm, name, monitor, std::forward<Fn>(fn)));
 }
 
-void validate(MPI_Comm comm, const EvalOptions& o) {
-  collective_check(comm, !o.graph.empty(), "--graph is required");
+// from_files: run_eval (the graph and the labels from files); else eval_rows.
+void validate(MPI_Comm comm, const EvalOptions& o, bool from_files) {
+  if (from_files) collective_check(comm, !o.graph.empty(), "--graph is required");
   collective_check(comm, o.lp.fraction > 0 && o.lp.fraction <= 1,
                    "--known-fraction must be in (0, 1]");
   collective_check(comm, o.lp.rtol > 0 && o.lp.max_iterations >= 1,
@@ -49,9 +50,11 @@ void validate(MPI_Comm comm, const EvalOptions& o) {
   collective_check(comm, o.diameter_params.bfs_runs >= 1, "--diameter-bfs must be at least 1");
   collective_check(comm, o.embedding_params.vectors >= 1, "--eigenvectors must be at least 1");
   collective_check(comm, o.embedding_params.tol > 0, "--eig-tol must be positive");
-  collective_check(comm, o.known.empty() || !o.labels.empty(), "--known needs --labels");
-  collective_check(comm, o.predictions.empty() || !o.labels.empty(),
-                   "--predictions needs --labels");
+  if (from_files) {
+    collective_check(comm, o.known.empty() || !o.labels.empty(), "--known needs --labels");
+    collective_check(comm, o.predictions.empty() || !o.labels.empty(),
+                     "--predictions needs --labels");
+  }
   collective_check(comm, !o.input.renumber || o.labels.empty(),
                    "--labels are by node position, which --renumber assigns: number the graph "
                    "first with `lsgl convert --renumber --graph G --output g.h5` and order the "
@@ -63,23 +66,26 @@ void validate(MPI_Comm comm, const EvalOptions& o) {
                         {"--predictions", o.predictions}, {"--embedding's id map", ids}});
 }
 
-// Collective. The known nodes of label propagation, per local row: the --known mask, or the
-// seeded --known-fraction of all nodes; unlabelled nodes (negative labels) are never known (a
-// --known mask that marks one is refused).
+// Collective. The known nodes of label propagation, per local row: the --known mask (`given`, or
+// read from o.known), or the seeded --known-fraction of all nodes; unlabelled nodes (negative
+// labels) are never known (a mask that marks one is refused).
 std::vector<char> known_nodes(MPI_Comm comm, const EvalOptions& o, const LocalCsr& m,
-                              const NodeLabels& labels) {
+                              const NodeLabels& labels, const std::vector<std::int64_t>* given) {
   std::vector<char> known;
-  if (o.known.empty()) {
+  if (o.known.empty() && given == nullptr) {
     known = select_known_nodes(comm, m.n, m.begin, m.local_rows(), o.lp.fraction, o.lp.seed);
     for (std::int64_t r = 0; r < m.local_rows(); ++r) known[r] = known[r] && labels.index[r] >= 0;
     return known;
   }
-  const std::int64_t len = labels_length(comm, o.known, "/known");
-  collective_check(comm, len == m.n,
-                   "--known '" + o.known + "' holds " + std::to_string(len) +
-                       " entries but the graph has " + std::to_string(m.n) + " nodes");
-  const std::vector<std::int64_t> mask =
-      read_labels(comm, o.known, "/known", m.begin, m.local_rows());
+  std::vector<std::int64_t> read;
+  if (given == nullptr) {
+    const std::int64_t len = labels_length(comm, o.known, "/known");
+    collective_check(comm, len == m.n,
+                     "--known '" + o.known + "' holds " + std::to_string(len) +
+                         " entries but the graph has " + std::to_string(m.n) + " nodes");
+    read = read_labels(comm, o.known, "/known", m.begin, m.local_rows());
+  }
+  const std::vector<std::int64_t>& mask = given ? *given : read;
   std::int64_t bad = -1;
   for (std::int64_t r = 0; r < m.local_rows(); ++r) {
     known.push_back(mask[r] != 0);
@@ -87,24 +93,31 @@ std::vector<char> known_nodes(MPI_Comm comm, const EvalOptions& o, const LocalCs
   }
   bad = allreduce_max(comm, bad);
   collective_check(comm, bad < 0,
-                   "--known marks node " + std::to_string(bad) +
+                   std::string(given ? "known" : "--known") + " marks node " + std::to_string(bad) +
                        " as known, but its label is negative (unlabelled)");
   return known;
 }
 
-// Collective. --predictions: /predictions (int64 label value per node; -1: unreachable) and
-// /known (int64, 1: the label was given), rows in node order, written atomically.
-void write_predictions(MPI_Comm comm, const EvalOptions& o, const LocalCsr& m,
-                       const NodeLabels& labels, const LabelPropagationResult& lp) {
+// Local. The label value predicted for each local row (-1: unreachable) and 1 where it was given.
+std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> predicted_labels(
+    const LocalCsr& m, const NodeLabels& labels, const LabelPropagationResult& lp) {
   std::vector<std::int64_t> value, given;
   for (std::int64_t r = 0; r < m.local_rows(); ++r) {
     const std::int32_t c = lp.prediction[r];
     value.push_back(c >= 0 ? labels.classes[c] : -1);
     given.push_back(lp.known_flag[r] ? 1 : 0);
   }
+  return {value, given};
+}
+
+// Collective. --predictions: /predictions (int64 label value per node; -1: unreachable) and
+// /known (int64, 1: the label was given), rows in node order, written atomically.
+void write_predictions(MPI_Comm comm, const EvalOptions& o, const LocalCsr& m,
+                       const NodeLabels& labels, const LabelPropagationResult& lp) {
+  const auto predicted = predicted_labels(m, labels, lp);
   write_hdf5_atomically(comm, o.predictions, [&](const h5::File& f) {
-    h5::write_1d(f, "/predictions", value, m.begin, m.n);
-    h5::write_1d(f, "/known", given, m.begin, m.n);
+    h5::write_1d(f, "/predictions", predicted.first, m.begin, m.n);
+    h5::write_1d(f, "/known", predicted.second, m.begin, m.n);
     set_attributes(f, "/", provenance_attributes(comm, o.command_line, o.configuration,
                                                  {{"input", o.graph}, {"labels", o.labels}}));
   });
@@ -112,9 +125,20 @@ void write_predictions(MPI_Comm comm, const EvalOptions& o, const LocalCsr& m,
 
 }  // namespace
 
-EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
-  const double t_start = MPI_Wtime();
-  validate(comm, o);
+namespace {
+
+// What the measures run on: the graph, its labels, an in-memory known mask (eval_rows).
+struct EvalInput {
+  LocalCsr m;
+  std::vector<std::string> names;  // with --renumber
+  NodeLabels labels;
+  bool has_labels = false;
+  const std::vector<std::int64_t>* known = nullptr;
+  std::unique_ptr<CsrGhosts> ghosts;
+};
+
+// Collective. The checks of every output file before any work.
+void check_outputs(MPI_Comm comm, const EvalOptions& o) {
   if (!o.json.empty()) check_writable(comm, o.json);
   if (!o.predictions.empty()) {
     collectively(comm,
@@ -126,25 +150,34 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
     check_writable(comm, o.embedding);
     if (o.input.renumber) check_writable(comm, node_ids_path(o.embedding));
   }
-  EvalReport r;
-  r.graph = o.graph;
-  r.ranks = comm_size(comm);
-  r.lp_params = o.lp;
+}
 
-  LocalCsr m;
-  std::vector<std::string> names;  // with --renumber
-  NodeLabels labels;
-  std::unique_ptr<CsrGhosts> ghosts;
-  timed_phase(comm, "read", monitor, r, [&] {
-    m = read_graph_input(comm, o.graph, o.input, &r.input, &names);
-    if (!o.labels.empty())
-      labels = read_node_labels(comm, o.labels, o.labels_dataset, m.n, m.begin, m.local_rows(),
-                                o.max_classes);
-    ghosts = std::make_unique<CsrGhosts>(comm, m);
-  });
-  r.has_labels = !o.labels.empty();
-  r.known_file = o.known;
-  r.unlabelled = labels.unlabelled;
+// Collective. The spectral embedding: written to o.embedding, or (vectors) kept in memory.
+void embedding_phase(MPI_Comm comm, const EvalOptions& o, const EvalInput& in,
+                     const Components& comp, EvalVectors* vectors, EvalReport& r) {
+  Embedding e = spectral_embedding(*in.ghosts, in.m, comp, o.embedding_params);
+  if (!o.embedding.empty()) {
+    write_embedding(comm, o.embedding, e, in.m, o.graph, o.embedding_params.kind,
+                    provenance_attributes(comm, o.command_line, o.configuration,
+                                          {{"input", o.graph}}));
+    if (o.input.renumber) write_node_names(comm, node_ids_path(o.embedding), in.names);
+  }
+  r.eigenvalues = e.values;
+  r.eigen_residuals = e.residuals;
+  r.eigen_solver = e.solver;
+  r.eigen_iterations = e.iterations;
+  r.embedding_component_nodes = e.component_nodes;
+  if (vectors) vectors->embedding = std::move(e.vectors);
+}
+
+// Collective. Every measure after the read phase, into r (the per-node results into vectors when
+// given), then the table to `monitor` and the JSON report.
+void measure(MPI_Comm comm, const EvalOptions& o, EvalInput& in, bool embedding,
+             EvalVectors* vectors, Monitor& monitor, EvalReport& r, double t_start) {
+  const LocalCsr& m = in.m;
+  r.has_labels = in.has_labels;
+  r.known_file = in.known ? "(given)" : o.known;
+  r.unlabelled = in.labels.unlabelled;
   const std::string note = r.input.note();
   if (!note.empty()) monitor.message(MessageKind::kInfo, "  note: " + note);
 
@@ -152,7 +185,7 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
 
   Components comp;
   timed_phase(comm, "components", monitor, r, [&] {
-    comp = connected_components(*ghosts, m);
+    comp = connected_components(*in.ghosts, m);
     r.components = comp.count;
     r.largest_component = comp.largest_size;
     r.singleton_components = comp.singletons;
@@ -161,9 +194,14 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
 
   if (r.has_labels) {
     timed_phase(comm, "label_propagation", monitor, r, [&] {
-      const std::vector<char> known = known_nodes(comm, o, m, labels);
-      r.lp = propagate_labels(*ghosts, m, comp, labels, known, o.lp);
-      if (!o.predictions.empty()) write_predictions(comm, o, m, labels, r.lp);
+      const std::vector<char> known = known_nodes(comm, o, m, in.labels, in.known);
+      r.lp = propagate_labels(*in.ghosts, m, comp, in.labels, known, o.lp);
+      if (!o.predictions.empty()) write_predictions(comm, o, m, in.labels, r.lp);
+      if (vectors) {
+        auto [value, given] = predicted_labels(m, in.labels, r.lp);
+        vectors->predictions = std::move(value);
+        vectors->known.assign(given.begin(), given.end());
+      }
       r.lp.known_flag.clear();
       r.lp.prediction.clear();
       r.lp.scores.clear();
@@ -172,30 +210,20 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
       monitor.message(MessageKind::kInfo,
                       "  warning: a label propagation solve did not reach --lp-rtol");
     timed_phase(comm, "class_connectivity", monitor, r,
-                [&] { r.connectivity = class_connectivity(*ghosts, m, labels); });
+                [&] { r.connectivity = class_connectivity(*in.ghosts, m, in.labels); });
   }
 
   if (o.diameter) {
     timed_phase(comm, "diameter", monitor, r,
-                [&] { r.diameter = hop_diameter(*ghosts, m, comp, o.diameter_params); });
+                [&] { r.diameter = hop_diameter(*in.ghosts, m, comp, o.diameter_params); });
     r.has_diameter = true;
   }
 
-  if (!o.embedding.empty()) {
-    timed_phase(comm, "embedding", monitor, r, [&] {
-      const Embedding e = spectral_embedding(*ghosts, m, comp, o.embedding_params);
-      write_embedding(comm, o.embedding, e, m, o.graph, o.embedding_params.kind,
-                      provenance_attributes(comm, o.command_line, o.configuration,
-                                            {{"input", o.graph}}));
-      if (o.input.renumber) write_node_names(comm, node_ids_path(o.embedding), names);
-      r.eigenvalues = e.values;
-      r.eigen_residuals = e.residuals;
-      r.eigen_solver = e.solver;
-      r.eigen_iterations = e.iterations;
-      r.embedding_component_nodes = e.component_nodes;
-    });
+  if (embedding) {
+    timed_phase(comm, "embedding", monitor, r,
+                [&] { embedding_phase(comm, o, in, comp, vectors, r); });
     r.has_embedding = true;
-    r.embedding_path = o.embedding;
+    r.embedding_path = o.embedding.empty() ? std::string("(returned)") : o.embedding;
     r.embedding_kind = o.embedding_params.kind;
   }
   MPI_Barrier(comm);
@@ -205,6 +233,59 @@ EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
   if (!table.empty() && table.back() == '\n') table.pop_back();
   monitor.message(MessageKind::kSummary, table);
   if (!o.json.empty()) write_text_file(comm, o.json, eval_report_json(r) + "\n");
+}
+
+}  // namespace
+
+EvalReport run_eval(MPI_Comm comm, const EvalOptions& o, Monitor& monitor) {
+  const double t_start = MPI_Wtime();
+  validate(comm, o, true);
+  check_outputs(comm, o);
+  EvalReport r;
+  r.graph = o.graph;
+  r.ranks = comm_size(comm);
+  r.lp_params = o.lp;
+  EvalInput in;
+  timed_phase(comm, "read", monitor, r, [&] {
+    in.m = read_graph_input(comm, o.graph, o.input, &r.input, &in.names);
+    if (!o.labels.empty())
+      in.labels = read_node_labels(comm, o.labels, o.labels_dataset, in.m.n, in.m.begin,
+                                   in.m.local_rows(), o.max_classes);
+    in.ghosts = std::make_unique<CsrGhosts>(comm, in.m);
+  });
+  in.has_labels = !o.labels.empty();
+  measure(comm, o, in, !o.embedding.empty(), nullptr, monitor, r, t_start);
+  return r;
+}
+
+EvalReport eval_rows(MPI_Comm comm, const EvalOptions& o, LocalCsr m,
+                     const GraphInputReport& input, const std::vector<std::int64_t>* labels,
+                     const std::vector<std::int64_t>* known, bool embedding, EvalVectors& vectors,
+                     Monitor& monitor) {
+  const double t_start = MPI_Wtime();
+  validate(comm, o, false);
+  check_outputs(comm, o);
+  collective_check(comm, !known || labels, "known needs labels");
+  collective_check(comm, o.predictions.empty() || labels, "--predictions needs labels");
+  const auto local = static_cast<std::size_t>(m.local_rows());
+  collective_check(comm, !labels || labels->size() == local,
+                   "labels must hold one entry per node (this rank's rows)");
+  collective_check(comm, !known || known->size() == local,
+                   "known must hold one entry per node (this rank's rows)");
+  EvalReport r;
+  r.graph = o.graph.empty() ? std::string("(in memory)") : o.graph;
+  r.ranks = comm_size(comm);
+  r.lp_params = o.lp;
+  r.input = input;
+  EvalInput in;
+  in.m = std::move(m);
+  in.known = known;
+  timed_phase(comm, "read", monitor, r, [&] {
+    if (labels) in.labels = make_node_labels(comm, *labels, o.max_classes);
+    in.ghosts = std::make_unique<CsrGhosts>(comm, in.m);
+  });
+  in.has_labels = labels != nullptr;
+  measure(comm, o, in, embedding, &vectors, monitor, r, t_start);
   return r;
 }
 

@@ -123,24 +123,69 @@ void report_train(MPI_Comm comm, const HashTrainOptions& o, const HashTrainSumma
                 : m.solver == hash::BSolver::kDpcd ? "updates"
                                                    : "iterations",
                 static_cast<long long>(r.flips), r.t_wstep, r.t_pstep, r.t_features));
-  summary(
-      strprintf("  wrote %s (model + %lld database codes) in %.2f s; total %.2f s on %d "
-                "ranks; peak memory %.0f MB per rank",
-                o.output.c_str(), static_cast<long long>(s.n), s.t_write, s.t_total, size,
-                static_cast<double>(peak) / 1e6));
+  const std::string wrote =
+      o.output.empty() ? std::string("model + ") + std::to_string(s.n) + " database codes in memory"
+                       : strprintf("wrote %s (model + %lld database codes) in %.2f s",
+                                   o.output.c_str(), static_cast<long long>(s.n), s.t_write);
+  summary(strprintf("  %s; total %.2f s on %d ranks; peak memory %.0f MB per rank",
+                    wrote.c_str(), s.t_total, size, static_cast<double>(peak) / 1e6));
+}
+
+}  // namespace
+
+namespace {
+
+// Collective. Training on rows in the Partition blocks (after --metric) with their raw labels
+// (has_labels), into out; the phases train and encode go to `monitor`.
+void train_model(MPI_Comm comm, const HashTrainOptions& o, LocalRows& rows,
+                 std::vector<std::int64_t> raw, bool has_labels, const std::string& labels_name,
+                 HashTrainSummary& s, HashTrained& out, Monitor& monitor) {
+  s.n = rows.n;
+  s.d = rows.d;
+  const hash::SampleBlocks blocks{rows.n, o.train.chunk, comm_size(comm)};
+  const std::int64_t old_begin = rows.begin;
+  rows = hash::to_sample_blocks(comm, rows, blocks);
+  NodeLabels lab;
+  if (has_labels) {
+    raw = hash::to_sample_blocks(comm, raw, old_begin, 1, blocks);
+    lab = make_node_labels(comm, raw, kMaxClasses);
+    collective_check(comm, lab.unlabelled == 0,
+                     labels_name + " marks " + std::to_string(lab.unlabelled) +
+                         " rows unlabelled (negative labels); hash train needs every row's label");
+  }
+  s.classes = lab.num_classes();
+  hash::Model& m = out.model;
+  timed_phase(comm, "train", monitor, [&] {
+    m = hash::train(comm, blocks, rows, lab.index, s.classes, o.train, &s.report);
+  });
+  s.dim = m.features.dim();
+  hash::CodeBlock& db = out.database;
+  s.t_encode = timed_phase(comm, "encode", monitor, [&] {
+    db.n = rows.n;
+    db.begin = rows.begin;
+    db.bits = m.bits;
+    db.codes = hash::pack_codes(hash::encode(comm, m, rows.x.data(), rows.local_rows()), m.bits);
+    db.has_labels = has_labels;
+    db.labels = raw;
+  });
+  out.objective = s.report.objective;
+}
+
+void check_train_options(MPI_Comm comm, const HashTrainOptions& o, bool has_labels,
+                         const char* labels_name) {
+  collective_check(comm, o.train.loss == hash::Loss::kItq || has_labels,
+                   "--loss " + to_string(o.train.loss) + " is supervised: give " + labels_name);
+  collective_check(comm, o.train.chunk >= 1, "--chunk must be >= 1");
 }
 
 }  // namespace
 
 HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monitor& monitor) {
-  const int size = comm_size(comm);
   const double t_start = MPI_Wtime();
   HashTrainSummary s;
   if (!blas_kernel_advice().empty()) monitor.message(MessageKind::kInfo, blas_kernel_advice());
   check_output(comm, o.output, {{"--input", o.input}, {"--labels", o.labels}});
-  collective_check(comm, o.train.loss == hash::Loss::kItq || !o.labels.empty(),
-                   "--loss " + to_string(o.train.loss) + " is supervised: give --labels");
-  collective_check(comm, o.train.chunk >= 1, "--chunk must be >= 1");
+  check_train_options(comm, o, !o.labels.empty(), "--labels");
   LocalRows rows;
   std::vector<std::int64_t> raw;
   s.t_read = timed_phase(comm, "read", monitor, [&] {
@@ -148,39 +193,35 @@ HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o, Monito
     apply_metric(comm, rows, o.metric);
     if (!o.labels.empty()) raw = read_row_labels(comm, o.labels, o.labels_dataset, rows);
   });
-  s.n = rows.n;
-  s.d = rows.d;
-  const hash::SampleBlocks blocks{rows.n, o.train.chunk, size};
-  const std::int64_t old_begin = rows.begin;
-  rows = hash::to_sample_blocks(comm, rows, blocks);
-  NodeLabels lab;
-  if (!o.labels.empty()) {
-    raw = hash::to_sample_blocks(comm, raw, old_begin, 1, blocks);
-    lab = make_node_labels(comm, raw, kMaxClasses);
-    collective_check(comm, lab.unlabelled == 0,
-                     "--labels '" + o.labels + "' marks " + std::to_string(lab.unlabelled) +
-                         " rows unlabelled (negative labels); hash train needs every row's label");
-  }
-  s.classes = lab.num_classes();
-  hash::Model m;
-  timed_phase(comm, "train", monitor, [&] {
-    m = hash::train(comm, blocks, rows, lab.index, s.classes, o.train, &s.report);
-  });
-  s.dim = m.features.dim();
-  hash::CodeBlock db;
-  s.t_encode = timed_phase(comm, "encode", monitor, [&] {
-    db.n = rows.n;
-    db.begin = rows.begin;
-    db.bits = m.bits;
-    db.codes = hash::pack_codes(hash::encode(comm, m, rows.x.data(), rows.local_rows()), m.bits);
-    db.has_labels = !o.labels.empty();
-    db.labels = raw;
-  });
+  HashTrained t;
+  train_model(comm, o, rows, std::move(raw), !o.labels.empty(), "--labels '" + o.labels + "'",
+              s, t, monitor);
   s.t_write = timed_phase(comm, "write", monitor, [&] {
-    hash::write_model(comm, o.output, m, db, s.report.objective, model_attributes(comm, o, s));
+    hash::write_model(comm, o.output, t.model, t.database, t.objective,
+                      model_attributes(comm, o, s));
   });
   s.t_total = MPI_Wtime() - t_start;
-  report_train(comm, o, s, m, monitor);
+  report_train(comm, o, s, t.model, monitor);
+  return s;
+}
+
+HashTrainSummary hash_train_rows(MPI_Comm comm, const HashTrainOptions& o, LocalRows rows,
+                                 const std::vector<std::int64_t>* labels, HashTrained& out,
+                                 Monitor& monitor) {
+  const double t_start = MPI_Wtime();
+  HashTrainSummary s;
+  if (!blas_kernel_advice().empty()) monitor.message(MessageKind::kInfo, blas_kernel_advice());
+  check_train_options(comm, o, labels != nullptr, "labels");
+  collective_check(comm, !labels || labels->size() == static_cast<std::size_t>(rows.local_rows()),
+                   "labels must hold one entry per row of X");
+  check_finite_rows(comm, rows, "the data");
+  apply_metric(comm, rows, o.metric);
+  train_model(comm, o, rows, labels ? *labels : std::vector<std::int64_t>{}, labels != nullptr,
+              "labels", s, out, monitor);
+  out.metric = o.metric;
+  s.t_total = MPI_Wtime() - t_start;
+  out.attributes = model_attributes(comm, o, s);
+  report_train(comm, o, s, out.model, monitor);
   return s;
 }
 
@@ -199,6 +240,33 @@ Metric model_metric(MPI_Comm comm, const std::string& path) {
 }
 
 }  // namespace
+
+void write_hash_model(MPI_Comm comm, const std::string& path, const HashTrained& t) {
+  check_output(comm, path, {});
+  hash::write_model(comm, path, t.model, t.database, t.objective, t.attributes);
+}
+
+HashTrained read_hash_model(MPI_Comm comm, const std::string& path) {
+  HashTrained t;
+  t.model = hash::read_model(comm, path);
+  t.metric = model_metric(comm, path);
+  t.database = hash::read_codes(comm, path, false);
+  t.attributes = t.database.attributes;
+  const h5::File f = h5::open_read(comm, path);
+  const std::int64_t len = h5::dataset_info(f, "/hash/objective").dims.at(0);
+  t.objective = h5::read_1d<double>(f, "/hash/objective", 0, len);
+  return t;
+}
+
+std::vector<std::uint8_t> encode_rows(MPI_Comm comm, const HashTrained& t, LocalRows rows) {
+  collective_check(comm, rows.d == t.model.features.input_dim,
+                   "X has " + std::to_string(rows.d) + " columns, the model expects " +
+                       std::to_string(t.model.features.input_dim));
+  check_finite_rows(comm, rows, "the data");
+  apply_metric(comm, rows, t.metric);
+  return hash::pack_codes(hash::encode(comm, t.model, rows.x.data(), rows.local_rows()),
+                          t.model.bits);
+}
 
 HashEncodeSummary run_hash_encode(MPI_Comm comm, const HashEncodeOptions& o, Monitor& monitor) {
   const double t_start = MPI_Wtime();
@@ -320,6 +388,31 @@ void check_same_model(MPI_Comm comm, const HashEvalOptions& o, const hash::CodeB
 
 }  // namespace
 
+HashEvalSummary evaluate_codes(MPI_Comm comm, const hash::CodeBlock& q,
+                               const hash::CodeBlock& db, std::int64_t top) {
+  collective_check(comm, q.bits == db.bits,
+                   "the queries have " + std::to_string(q.bits) + "-bit codes, the database " +
+                       std::to_string(db.bits) + "-bit codes");
+  collective_check(comm, q.has_labels && db.has_labels, "queries and database need labels");
+  collective_check(comm, top >= 1, "--top must be >= 1");
+  // Label values -> indices of the database's distinct labels (-1: absent from the database).
+  std::vector<std::int64_t> values(db.labels);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  auto index_of = [&](std::int64_t v) {
+    const auto it = std::lower_bound(values.begin(), values.end(), v);
+    return it != values.end() && *it == v ? static_cast<std::int32_t>(it - values.begin()) : -1;
+  };
+  std::vector<std::int32_t> ql, dl;
+  for (std::int64_t v : q.labels) ql.push_back(index_of(v));
+  for (std::int64_t v : db.labels) dl.push_back(index_of(v));
+  HashEvalSummary s;
+  s.bits = db.bits;
+  s.database = db.n;
+  s.score = hash::evaluate_retrieval(comm, q.codes, ql, db.codes, dl, db.bits, top);
+  return s;
+}
+
 HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o, Monitor& monitor) {
   const double t0 = MPI_Wtime();
   collective_check(comm, !o.queries.empty() && !o.database.empty(),
@@ -338,21 +431,7 @@ HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o, Monitor& 
   check_same_model(comm, o, q, db);
   collective_check(comm, q.has_labels && db.has_labels,
                    "both --queries and --database need labels (/hash/labels)");
-  // Label values -> indices of the database's distinct labels (-1: absent from the database).
-  std::vector<std::int64_t> values(db.labels);
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  auto index_of = [&](std::int64_t v) {
-    const auto it = std::lower_bound(values.begin(), values.end(), v);
-    return it != values.end() && *it == v ? static_cast<std::int32_t>(it - values.begin()) : -1;
-  };
-  std::vector<std::int32_t> ql, dl;
-  for (std::int64_t v : q.labels) ql.push_back(index_of(v));
-  for (std::int64_t v : db.labels) dl.push_back(index_of(v));
-  HashEvalSummary s;
-  s.bits = db.bits;
-  s.database = db.n;
-  s.score = hash::evaluate_retrieval(comm, q.codes, ql, db.codes, dl, db.bits, o.top);
+  HashEvalSummary s = evaluate_codes(comm, q, db, o.top);
   s.seconds = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &s.seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
   const std::string loss = attr_string(db.attributes, "loss");

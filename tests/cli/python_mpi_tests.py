@@ -3,7 +3,10 @@
 rank passes its block of rows with comm= and receives its rows of the graph; the rows gathered
 equal the graph of one process (the same call on MPI_COMM_SELF, which python_tests.py compares
 with `lsgl learn`), for the log and knn models with exact search, so the graph is the same at
-every rank count. Bad input on one rank raises the same ValueError on every rank (no hang).
+every rank count. lsgl.eval, lsgl.densest and lsgl.hash with comm= (each rank its rows of W, the
+labels, X) equal their one-process results (python_tests.py compares those with the commands):
+the eval numbers, the predictions and embedding gathered, the densest set, the hash codes and MAP.
+Bad input on one rank raises the same ValueError on every rank (no hang).
 Rank 0 prints PASS/FAIL lines and `N passed, N failed`; every rank exits 1 on a failure.
 """
 import sys
@@ -66,6 +69,54 @@ t1 = lsgl.theta(X, 6, ann="exact")["theta"]
 check("theta: the value of one process", abs(t - t1) <= 1e-12 * t1, f"{t} vs {t1}")
 
 
+W1 = lsgl.learn(X, 6, ann="exact")  # every rank: the graph of one process
+Y = np.repeat(np.arange(4), 150).astype(np.int64)
+Y[::7] = -1
+for name, kw in [("fraction", dict(known_fraction=0.05)),
+                 ("known mask", dict(known=(np.arange(600) % 9 == 1) & (Y >= 0))),
+                 ("embedding", dict(embedding=True, eigenvectors=2))]:
+    local = {k: (v[begin:end] if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    r = lsgl.eval(W1[begin:end], Y[begin:end], comm=comm, **local)
+    r1 = lsgl.eval(W1, Y, **kw)
+    exact = ("n", "nnz", "edges", "components", "largest_component", "isolated", "diameter")
+    lp = ("known", "unknown", "correct", "unreachable")
+    ok = (all(r[k] == r1[k] for k in exact)
+          and all(r["label_propagation"][k] == r1["label_propagation"][k] for k in lp)
+          and abs(r["wrong_edge_share"] - r1["wrong_edge_share"]) <= 1e-12
+          and abs(r["total_weight"] - r1["total_weight"]) <= 1e-12 * r1["total_weight"]
+          and r["ranks"] == size)
+    check(f"eval {name}: the numbers of one process", ok,
+          {k: (r[k], r1[k]) for k in exact + ("wrong_edge_share",)})
+    check(f"eval {name}: this rank's predictions and known nodes",
+          np.array_equal(r["predictions"], r1["predictions"][begin:end])
+          and np.array_equal(r["known"], r1["known"][begin:end]))
+    if kw.get("embedding"):
+        V = np.vstack(comm.allgather(r["embedding"]["vectors"]))
+        V1 = r1["embedding"]["vectors"]
+        check("eval embedding: the vectors of one process (1e-6)",
+              V.shape == V1.shape and np.allclose(V, V1, atol=1e-6)
+              and np.allclose(r["embedding"]["eigenvalues"], r1["embedding"]["eigenvalues"],
+                              rtol=1e-6, atol=1e-9), np.max(np.abs(V - V1)))
+
+for method in ("dpcd", "peel", "lp"):
+    S = lsgl.densest(W1[begin:end], 40, method, comm=comm)
+    S1 = lsgl.densest(W1, 40, method)
+    check(f"densest {method}: the set of one process, on every rank", np.array_equal(S, S1),
+          f"{len(set(S) ^ set(S1))} nodes differ")
+
+Xh = X.astype(np.float32)
+Yh = np.repeat(np.arange(4), 150).astype(np.int64)
+m = lsgl.hash.train(Xh[begin:end], Yh[begin:end], 16, anchors=100, comm=comm)
+m1 = lsgl.hash.train(Xh, Yh, 16, anchors=100)
+C = m.encode(Xh[begin:end], comm=comm)
+C1 = m1.encode(Xh)
+check("hash: the codes of one process", np.array_equal(C, C1[begin:end]))
+r = lsgl.hash.evaluate(C, Yh[begin:end], C1, Yh, bits=16, comm=comm)
+r1 = lsgl.hash.evaluate(C1, Yh, C1, Yh, bits=16)
+check("hash: evaluate's MAP of one process", abs(r["map"] - r1["map"]) <= 1e-12
+      and r["queries"] == 600, f"{r} vs {r1}")
+
+
 def raised_everywhere(name, fn, message):
     try:
         fn()
@@ -89,6 +140,18 @@ if size > 1:
     raised_everywhere("1-D on one rank: ValueError on every rank",
                       lambda: lsgl.learn(X[begin:end, 0] if rank == 1 else X[begin:end], 6,
                                          comm=comm), "X must be a 2-D array")
+    raised_everywhere("eval: labels of the wrong length on one rank: ValueError on every rank",
+                      lambda: lsgl.eval(W1[begin:end], Y[begin:end - 1] if rank == 1
+                                        else Y[begin:end], comm=comm),
+                      "labels must hold one entry per node")
+    raised_everywhere("densest: rows not in blocks: ValueError on every rank",
+                      lambda: lsgl.densest(W1[:10] if rank == 0 else W1[begin:end], 5,
+                                           comm=comm), "each rank passes rows")
+raised_everywhere("densest: size > n: ValueError on every rank",
+                  lambda: lsgl.densest(W1[begin:end], 601, comm=comm), "exceeds the number")
+raised_everywhere("hash: NaN on the last rank: ValueError on every rank",
+                  lambda: m.encode(np.where(rank == size - 1, np.nan, Xh[begin:end]), comm=comm),
+                  "NaN or Inf")
 W_rows = lsgl.learn(X[begin:end], 6, ann="exact", comm=comm)
 check("after the errors: every rank learns its rows", W_rows.shape[0] == end - begin)
 

@@ -7,8 +7,16 @@ process. Usage: python_tests.py LSGL MPIEXEC, with the built package on PYTHONPA
 - every dtype/order/view of X gives the same graph; lsgl.theta equals `lsgl theta`.
 - bad input raises ValueError with the command line's one-line message, and the interpreter
   goes on to the next call; read_graph/write_graph round trips; docs/python.md's example runs.
+- learn(candidates=, checkpoint=, resume=) gives the graphs of --candidates, --checkpoint and
+  --resume.
+- lsgl.eval equals `lsgl eval --json` (every number but the times), its predictions and
+  embedding the --predictions and --embedding files, with negative labels and a known mask.
+- lsgl.densest equals the set `lsgl densest --output set.txt` writes, for several methods and
+  options; lsgl.hash.train/encode/evaluate equal `lsgl hash train|encode|eval` (codes, MAP),
+  and Model.save writes a model file `lsgl hash encode` reads (and load reads the CLI's).
 """
 import functools
+import json
 import os
 import re
 import subprocess
@@ -16,6 +24,8 @@ import subprocess
 import h5py
 import numpy as np
 import scipy.sparse as sp
+
+import h5py
 
 from harness import Suite, four_blobs, load_graph, write_h5
 
@@ -297,7 +307,210 @@ def docs_example():
     suite.check("docs/python.md: has examples", len(blocks) > 0)
 
 
+def learn_files_equal_cli():
+    """candidates=, checkpoint=, checkpoint_every=, resume=: the CLI's graphs."""
+    from scipy.spatial.distance import cdist
+    D = cdist(X, X, "sqeuclidean")
+    np.fill_diagonal(D, np.inf)
+    ids = np.argsort(D, axis=1, kind="stable")[:, 1:19]  # not the search's: nearest left out
+    cand = suite.path("cand-lists.h5")
+    with h5py.File(cand, "w") as f:
+        f["indices"] = ids.astype(np.int64)
+        f["distances"] = np.take_along_axis(D, ids, axis=1)
+    W_cli = cli_graph("cand", "--k", 6, "--candidates", cand)[0]
+    ok, detail = same_graph(lsgl.learn(X, 6, candidates=cand), W_cli)
+    suite.check("learn candidates=: the graph of --candidates (1e-12)", ok, detail)
+    suite.check("learn candidates=: not the graph of the search",
+                not same_graph(W_cli, lsgl.learn(X, 6))[0])
+    ck_cli, ck_py = suite.path("ck-cli.h5"), suite.path("ck-py.h5")
+    W_cli = cli_graph("ck", "--k", 6, "--ann", "exact", "--checkpoint", ck_cli,
+                      "--checkpoint-every", 20)[0]
+    W = lsgl.learn(X, 6, ann="exact", checkpoint=ck_py, checkpoint_every=20)
+    ok, detail = same_graph(W, W_cli)
+    suite.check("learn checkpoint=: the graph of --checkpoint", ok, detail)
+    with h5py.File(ck_cli, "r") as a, h5py.File(ck_py, "r") as b:
+        same = sorted(a.keys()) == sorted(b.keys()) and len(a.keys()) > 0
+    suite.check("learn checkpoint=: a checkpoint file of the CLI's layout", same)
+    W_cli = cli_graph("resumed", "--k", 6, "--ann", "exact", "--resume", ck_cli)[0]
+    ok, detail = same_graph(lsgl.learn(X, 6, ann="exact", resume=ck_py), W_cli)
+    suite.check("learn resume=: the graph of --resume", ok, detail)
+    try:
+        lsgl.learn(X, 6, candidates=suite.path("none.h5"))
+        suite.check("learn candidates=: a missing file raises FileNotFoundError", False)
+    except FileNotFoundError:
+        suite.check("learn candidates=: a missing file raises FileNotFoundError", True)
+
+
+Y = np.repeat(np.arange(4), 150).astype(np.int64)
+Y[::7] = -1  # unlabelled nodes: never known, never scored
+
+
+def numbers(d, prefix=""):
+    """The values of an eval report, flattened: times, file names and the arrays lsgl.eval adds
+    (predictions, known, embedding.vectors) left out."""
+    out = {}
+    for key, value in d.items():
+        if key in ("seconds", "graph", "format", "known_file", "path", "vectors") or (
+                not prefix and key in ("predictions", "known")):
+            continue
+        if isinstance(value, dict):
+            out.update(numbers(value, f"{prefix}{key}."))
+        else:
+            out[prefix + key] = value
+    return out
+
+
+def eval_equals_cli():
+    W = lsgl.learn(X, 6, ann="exact")
+    graph, labels, mask = suite.path("eval-g.h5"), suite.path("eval-y.h5"), suite.path("known.h5")
+    lsgl.write_graph(graph, W)
+    write_h5(labels, "labels", Y)
+    known = (np.arange(600) % 9 == 1) & (Y >= 0)
+    write_h5(mask, "known", known.astype(np.int64))
+    for name, kw, args in [
+        ("fraction", dict(known_fraction=0.05, seed=3), ["--known-fraction", "0.05", "--seed", 3]),
+        ("known mask", dict(known=known), ["--known", mask]),
+        ("normalized embedding", dict(embedding=True, eigenvectors=3, laplacian="normalized"),
+         ["--embedding", suite.path("emb.h5"), "--eigenvectors", 3, "--laplacian", "normalized"]),
+    ]:
+        out = suite.path("eval.json")
+        p = suite.run("eval", "--graph", graph, "--labels", labels, "--json", out, "--quiet",
+                      "--predictions", suite.path("pred.h5"), *args)
+        suite.setup(f"lsgl eval {name}", p)
+        with open(out) as f:
+            cli = json.load(f)
+        r = lsgl.eval(W, Y, **kw)
+        a, b = numbers(r), numbers(cli)
+        differ = {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k)}
+        suite.check(f"eval {name}: every number of `lsgl eval --json`", not differ and len(b) > 30,
+                    differ)
+        with h5py.File(suite.path("pred.h5"), "r") as f:
+            ok = (np.array_equal(r["predictions"], f["predictions"][:])
+                  and np.array_equal(r["known"], f["known"][:] == 1))
+        suite.check(f"eval {name}: predictions and known of --predictions", ok)
+        if kw.get("embedding"):
+            with h5py.File(suite.path("emb.h5"), "r") as f:
+                V, values = f["embedding/vectors"][:], f["embedding/values"][:]
+            vectors = r["embedding"]["vectors"]
+            diff = np.max(np.abs(vectors - V))
+            suite.check("eval embedding=True: the vectors of --embedding (1e-12)",
+                        vectors.shape == (600, 3) and diff <= 1e-12, f"max |diff| {diff}")
+            suite.check("eval embedding=True: the eigenvalues of --embedding",
+                        np.array_equal(r["embedding"]["eigenvalues"], values))
+    r = lsgl.eval(W, diameter=False)
+    suite.check("eval without labels: no predictions, no diameter",
+                "predictions" not in r and r["diameter"] is None and r["components"] >= 1)
+    raises("eval: labels of the wrong length", lambda: lsgl.eval(W, Y[:10]),
+           "labels must hold one entry per node")
+    raises("eval: a known node without a label",
+           lambda: lsgl.eval(W, Y, known=np.ones(600, bool)), "but its label is negative")
+    raises("eval: an unknown option value", lambda: lsgl.eval(W, laplacian="bogus"),
+           "unknown --laplacian 'bogus'")
+    raises("eval: float labels", lambda: lsgl.eval(W, Y.astype(float)),
+           "labels must be a 1-D array of integers")
+    raises("eval: an asymmetric W", lambda: lsgl.eval(sp.csr_array(np.triu(np.ones((4, 4)), 1))),
+           "not symmetric")
+
+
+def densest_equals_cli():
+    W = lsgl.learn(X, 6, ann="exact")
+    graph = suite.path("eval-g.h5")
+    for method, kw, args in [
+        ("dpcd", {}, []),
+        ("dpcd", dict(init="degree,peel", ns_m=3, init_mode="each"),
+         ["--init", "degree,peel", "--ns-m", 3, "--init-mode", "each"]),
+        ("peel", {}, []), ("tpower", {}, []), ("lp", dict(lp_max_iter=50), ["--lp-max-iter", 50]),
+        ("l2box-admm", {}, []),
+    ]:
+        out = suite.path("set.txt")
+        p = suite.run("densest", "--graph", graph, "--size", 40, "--method", method, "--output",
+                      out, "--quiet", *args)
+        suite.setup(f"lsgl densest {method}", p)
+        cli = np.sort(np.loadtxt(out, dtype=np.int64))
+        S, info = lsgl.densest(W, 40, method, return_info=True, **kw)
+        label = f"densest {method} {' '.join(map(str, args))}".strip()
+        suite.check(f"{label}: the set of `lsgl densest`", np.array_equal(S, cli),
+                    f"{len(set(S) ^ set(cli))} nodes differ")
+        inside = W[S][:, S].sum()
+        suite.check(f"{label}: density = x^T W x / k",
+                    S.dtype == np.int64 and abs(info["density"] - inside / 40) <= 1e-9 * inside,
+                    f"{info['density']} vs {inside / 40}")
+    raises("densest: size > n", lambda: lsgl.densest(W, 601), "exceeds the number of nodes")
+    raises("densest: unknown method", lambda: lsgl.densest(W, 10, "bogus"),
+           "unknown --method 'bogus'")
+    raises("densest: an option of another method", lambda: lsgl.densest(W, 10, "peel", ns_m=3),
+           "ns-m")
+    raises("densest: an unknown option", lambda: lsgl.densest(W, 10, bogus_option=1),
+           "bogus-option")
+    raises("densest: negative weights", lambda: lsgl.densest(-W, 10),
+           "weights must be finite and >= 0")
+
+
+def hash_equals_cli():
+    Xh, yh = X.astype(np.float32), np.repeat(np.arange(4), 150).astype(np.int64)
+    x, y = suite.path("hx.h5"), suite.path("hy.h5")
+    write_h5(x, "X", Xh)
+    write_h5(y, "labels", yh)
+    for name, bits, kw, args in [
+        ("sdh", 16, dict(anchors=100), ["--anchors", 100]),
+        ("itq cosine", 4, dict(loss="itq", metric="cosine"),
+         ["--loss", "itq", "--metric", "cosine"]),
+    ]:
+        model, codes, out = suite.path("model.h5"), suite.path("codes.h5"), suite.path("h.json")
+        lab = ["--labels", y]  # itq ignores them in training; hash eval needs them
+        suite.setup(f"lsgl hash train {name}",
+                    suite.run("hash", "train", "--input", x, *lab, "--bits", bits, "--output",
+                              model, "--quiet", *args))
+        suite.setup(f"lsgl hash encode {name}",
+                    suite.run("hash", "encode", "--model", model, "--input", x, "--labels", y,
+                              "--output", codes, "--quiet"))
+        suite.setup(f"lsgl hash eval {name}",
+                    suite.run("hash", "eval", "--queries", codes, "--database", model,
+                              "--json", out, "--quiet"))
+        with h5py.File(codes, "r") as f:
+            cli_codes = f["hash/codes"][:]
+        with open(out) as f:
+            cli = json.load(f)
+        m = lsgl.hash.train(Xh, yh, bits, **kw)
+        C = m.encode(Xh)
+        suite.check(f"hash {name}: encode gives the codes of `lsgl hash encode`",
+                    C.dtype == np.uint8 and C.shape == (600, (bits + 7) // 8)
+                    and np.array_equal(C, cli_codes))
+        r = lsgl.hash.evaluate(C, yh, C, yh, bits=m.bits)
+        suite.check(f"hash {name}: evaluate's MAP and Precision@500 of `lsgl hash eval`",
+                    r["map"] == cli["map"] and r["precision_at_500"] == cli["precision_at_500"],
+                    f"{r} vs {cli}")
+        saved = suite.path("model-py.h5")
+        m.save(saved)
+        suite.setup("lsgl hash encode with the saved model",
+                    suite.run("hash", "encode", "--model", saved, "--input", x, "--output",
+                              suite.path("codes-py.h5"), "--quiet"))
+        with h5py.File(suite.path("codes-py.h5"), "r") as f:
+            suite.check(f"hash {name}: Model.save writes a model `lsgl hash encode` reads",
+                        np.array_equal(f["hash/codes"][:], cli_codes))
+        loaded = lsgl.hash.load(model)
+        suite.check(f"hash {name}: load reads the CLI's model (same codes, metric)",
+                    np.array_equal(loaded.encode(Xh), cli_codes) and loaded.metric == m.metric
+                    and loaded.bits == bits)
+    raises("hash: sdh without labels", lambda: lsgl.hash.train(Xh, bits=8), "is supervised")
+    raises("hash: bits = 0", lambda: lsgl.hash.train(Xh, yh, 0), "bits")
+    raises("hash: an unknown loss", lambda: lsgl.hash.train(Xh, yh, loss="bogus"),
+           "unknown --loss 'bogus'")
+    m = lsgl.hash.train(Xh, yh, 16, anchors=100)
+    C = m.encode(Xh)
+    raises("hash: encode with other columns", lambda: m.encode(Xh[:, :3]),
+           "the model expects 5")
+    raises("hash: NaN rows", lambda: m.encode(np.full((2, 5), np.nan, np.float32)),
+           "NaN or Inf")
+    raises("hash: evaluate labels of the wrong length",
+           lambda: lsgl.hash.evaluate(C, yh[:5], C, yh), "one label per code")
+
+
 learn_equals_cli()
+learn_files_equal_cli()
+eval_equals_cli()
+densest_equals_cli()
+hash_equals_cli()
 layouts_same_graph()
 theta_equals_cli()
 bad_inputs()

@@ -80,6 +80,14 @@ struct DensestSummary {
 std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& o,
                                         Monitor& monitor = null_monitor());
 
+// Collective. run_densest on a graph held in memory: `rows` is this rank's block of rows (the
+// blocks of lsgl::Partition), already checked and cleaned (graph/symmetry_check.hpp), `input`
+// says what was dropped. o.graph is not read; o.output is written when set. Every check of
+// run_densest applies.
+std::vector<DensestSummary> densest_rows(MPI_Comm comm, const DensestOptions& o, LocalCsr rows,
+                                         const GraphInputReport& input,
+                                         Monitor& monitor = null_monitor());
+
 // Collective. Runs one method on an already loaded graph (for tests and benchmarks); fills
 // members, objective, iterations, init_used, stats and the init/optimise times.
 DensestSummary run_method(const dpcd::FixedPointGraph& g, const DensestOptions& o,

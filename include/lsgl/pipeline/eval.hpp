@@ -68,6 +68,26 @@ struct EvalReport {
 // graph, labels of the wrong length, unwritable outputs, ...).
 EvalReport run_eval(MPI_Comm comm, const EvalOptions& options, Monitor& monitor = null_monitor());
 
+// The per-node results of eval_rows, for this rank's rows.
+struct EvalVectors {
+  std::vector<std::int64_t> predictions;  // with labels: the label of every node (given for the
+                                          // known ones, predicted otherwise; -1: unreachable)
+  std::vector<char> known;                // with labels: 1 where the label was given
+  std::vector<double> embedding;          // with an embedding: local rows x m, row-major
+};
+
+// Collective. run_eval on a graph held in memory: `m` is this rank's block of rows (the blocks of
+// lsgl::Partition), already checked and cleaned (graph/symmetry_check.hpp), `input` says what was
+// dropped. `labels`: the label of each local row (negative: unlabelled) or null; `known`: a mask
+// per local row (nonzero: its label is given) or null for the seeded --known-fraction. With
+// `embedding` the spectral embedding is computed and returned in `vectors` instead of a file.
+// o.graph, o.labels, o.known and o.embedding are not read; o.predictions and o.json are written
+// when set. Every check of run_eval applies.
+EvalReport eval_rows(MPI_Comm comm, const EvalOptions& o, LocalCsr m,
+                     const GraphInputReport& input, const std::vector<std::int64_t>* labels,
+                     const std::vector<std::int64_t>* known, bool embedding, EvalVectors& vectors,
+                     Monitor& monitor = null_monitor());
+
 // Local. The report as one JSON object (non-finite numbers as null), and as the summary table.
 std::string eval_report_json(const EvalReport& r);
 std::string eval_report_table(const EvalReport& r);

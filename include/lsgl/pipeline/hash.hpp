@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lsgl/hash/model_io.hpp"
 #include "lsgl/hash/retrieval.hpp"
 #include "lsgl/hash/train.hpp"
 #include "lsgl/io/metric.hpp"
@@ -33,6 +34,25 @@ struct HashTrainSummary {
 
 HashTrainSummary run_hash_train(MPI_Comm comm, const HashTrainOptions& o,
                                 Monitor& monitor = null_monitor());
+
+// What `hash train` writes to its model file (hash/model_io.hpp), held in memory: the model, the
+// training set's codes (this rank's sample block, hash/chunked.hpp), the loss after each
+// alternation and the attributes of /hash.
+struct HashTrained {
+  hash::Model model;
+  Metric metric = Metric::kEuclidean;  // applied to rows before encoding
+  hash::CodeBlock database;
+  std::vector<double> objective;
+  Attributes attributes;
+};
+
+// Collective. run_hash_train on rows held in memory (each rank its lsgl::Partition block, float32
+// row-major) with the label of each local row (null: none), returning the model in `out` instead
+// of writing it (o.input, o.labels and o.output are not read). Every check of run_hash_train
+// applies, and NaN or Inf in the rows throws CollectiveError.
+HashTrainSummary hash_train_rows(MPI_Comm comm, const HashTrainOptions& o, LocalRows rows,
+                                 const std::vector<std::int64_t>* labels, HashTrained& out,
+                                 Monitor& monitor = null_monitor());
 
 struct HashEncodeOptions {
   std::string model;
@@ -71,5 +91,22 @@ struct HashEvalSummary {
 
 HashEvalSummary run_hash_eval(MPI_Comm comm, const HashEvalOptions& o,
                               Monitor& monitor = null_monitor());
+
+// Collective. Writes `t` to `path` (HDF5, through a temporary name) as `hash train` writes its
+// model file; reads it back as read_hash_model.
+void write_hash_model(MPI_Comm comm, const std::string& path, const HashTrained& t);
+HashTrained read_hash_model(MPI_Comm comm, const std::string& path);
+
+// Collective. The packed codes of this rank's rows (local rows x ceil(bits / 8) uint8, bit k in bit
+// k % 8 of byte k / 8) after the model's metric, as `hash encode` writes them. Throws
+// CollectiveError when the number of columns is not the model's or a value is NaN or Inf.
+std::vector<std::uint8_t> encode_rows(MPI_Comm comm, const HashTrained& t, LocalRows rows);
+
+// Collective. MAP and Precision@top of Hamming ranking (hash/retrieval.hpp), as run_hash_eval
+// computes them: `queries` this rank's block of the query codes, `database` all database codes
+// on every rank, both with labels. Throws CollectiveError when the code lengths differ or labels
+// are missing.
+HashEvalSummary evaluate_codes(MPI_Comm comm, const hash::CodeBlock& queries,
+                               const hash::CodeBlock& database, std::int64_t top);
 
 }  // namespace lsgl
