@@ -3,15 +3,35 @@
 #include <glob.h>
 #include <mpi.h>
 #include <stdlib.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 namespace lsgl::test {
 namespace {
 std::vector<std::string> made;  // rank 0: the directories of shared_tmpdir
 }  // namespace
+
+std::string write_shared_file(const std::string& dir, const std::string& name,
+                              const std::string& text, bool gz) {
+  const std::string path = dir + "/" + name;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    if (gz) {
+      gzFile z = gzopen(path.c_str(), "wb");
+      gzwrite(z, text.data(), static_cast<unsigned>(text.size()));
+      gzclose(z);
+    } else {
+      std::ofstream(path, std::ios::binary) << text;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return path;
+}
 
 std::string shared_tmpdir(const std::string& prefix) {
   char buf[256];

@@ -12,6 +12,11 @@ namespace lsgl::test {
 // passed (remove_shared_tmpdirs) and keeps it for a look otherwise.
 std::string shared_tmpdir(const std::string& prefix);
 
+// Collective over MPI_COMM_WORLD. Rank 0 writes `text` to dir/name (gzip-compressed when gz);
+// every rank gets the path after a barrier.
+std::string write_shared_file(const std::string& dir, const std::string& name,
+                              const std::string& text, bool gz = false);
+
 // Local. Removes, on rank 0, every directory shared_tmpdir made (call after a barrier).
 void remove_shared_tmpdirs();
 

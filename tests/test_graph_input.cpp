@@ -3,10 +3,8 @@
 // split across ranks and gzip blocks; bad input raises CollectiveError on every rank.
 #include <gtest/gtest.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <unordered_map>
 #include <random>
@@ -30,20 +28,9 @@ std::string tmpdir() {
   return dir;
 }
 
-// Rank 0 writes `text` (gzipped when gz); every rank gets the path.
+// Rank 0 writes `text` (gzipped when gz) in the shared directory; every rank gets the path.
 std::string write_file(const std::string& name, const std::string& text, bool gz = false) {
-  const std::string path = tmpdir() + "/" + name;
-  if (comm_rank(world()) == 0) {
-    if (gz) {
-      gzFile z = gzopen(path.c_str(), "wb");
-      gzwrite(z, text.data(), static_cast<unsigned>(text.size()));
-      gzclose(z);
-    } else {
-      std::ofstream(path, std::ios::binary) << text;
-    }
-  }
-  MPI_Barrier(world());
-  return path;
+  return lsgl::test::write_shared_file(tmpdir(), name, text, gz);
 }
 
 struct Triple {

@@ -4,11 +4,9 @@
 // (scipy's .npz graphs, csr/csc/coo, stored and compressed, are read against scipy in
 // tests/cli/formats_tests.py; write_graph_npz's file is read back in test_graph_export.)
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,21 +27,9 @@ std::string tmpdir() {
   return dir;
 }
 
-// Rank 0 writes `text` to `name` in the shared directory (gzip-compressed when gz); every rank
-// gets the path after a barrier.
+// Rank 0 writes `text` (gzipped when gz) in the shared directory; every rank gets the path.
 std::string write_file(const std::string& name, const std::string& text, bool gz = false) {
-  const std::string path = tmpdir() + "/" + name;
-  if (comm_rank(world()) == 0) {
-    if (gz) {
-      gzFile z = gzopen(path.c_str(), "wb");
-      gzwrite(z, text.data(), static_cast<unsigned>(text.size()));
-      gzclose(z);
-    } else {
-      std::ofstream(path, std::ios::binary) << text;
-    }
-  }
-  MPI_Barrier(world());
-  return path;
+  return lsgl::test::write_shared_file(tmpdir(), name, text, gz);
 }
 
 constexpr std::int64_t kN = 301, kD = 4;
