@@ -10,6 +10,13 @@ namespace lsgl::cli {
 
 namespace {
 
+// Local. Reads the substitutions Boost keeps protected in its exception.
+struct Substitutions : po::error_with_option_name {
+  static std::map<std::string, std::string>& of(po::error_with_option_name& e) {
+    return e.*(&Substitutions::m_substitutions);
+  }
+};
+
 std::string trimmed(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
   if (first == std::string::npos) return "";
@@ -25,6 +32,9 @@ std::vector<po::option> line_options(const std::string& line, const po::options_
   std::vector<po::option> options;
   try {
     options = po::parse_config_file(in, desc, true).options;
+  } catch (po::error_with_option_name& e) {
+    defuse_placeholders(e);
+    throw std::runtime_error(std::string(e.what()) + ": expected 'option = value'");
   } catch (const po::error& e) {
     throw std::runtime_error(std::string(e.what()) + ": expected 'option = value'");
   }
@@ -38,6 +48,12 @@ std::vector<po::option> line_options(const std::string& line, const po::options_
 }
 
 }  // namespace
+
+void defuse_placeholders(po::error_with_option_name& e) {
+  for (auto& [name, value] : Substitutions::of(e))
+    for (std::size_t at = value.find('%'); at != std::string::npos; at = value.find('%', at + 4))
+      value.insert(at + 1, "\u200b");
+}
 
 void store_config_text(const std::string& text, const std::string& source,
                        const po::options_description& desc, po::variables_map& vm) {
@@ -61,6 +77,9 @@ void store_config_text(const std::string& text, const std::string& source,
       one.options.push_back(o);
       try {
         po::store(one, vm);
+      } catch (po::error_with_option_name& e) {
+        defuse_placeholders(e);
+        throw std::runtime_error(where + e.what());
       } catch (const po::error& e) {
         throw std::runtime_error(where + e.what());
       }

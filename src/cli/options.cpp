@@ -109,41 +109,52 @@ std::vector<std::string> explicit_flags(const std::vector<std::string>& args,
                            " (see --help)");
 }
 
+// Local. parse() on this rank.
+Parsed parse_here(const std::vector<std::string>& args, const po::options_description& desc) {
+  Parsed p;
+  namespace cls = po::command_line_style;
+  const auto style = cls::unix_style & ~cls::allow_short & ~cls::allow_guessing;
+  std::optional<std::string> help;
+  po::parsed_options parsed = po::command_line_parser(explicit_flags(args, desc, &help))
+                                  .options(desc)
+                                  .style(style)
+                                  .allow_unregistered()
+                                  .run();
+  // Leftovers: PETSc options start with a single '-'; a word after one is its value.
+  const auto rest = po::collect_unrecognized(parsed.options, po::include_positional);
+  bool after_petsc_option = false;
+  for (const auto& w : rest) {
+    if (w.rfind("--", 0) == 0) refuse_unknown(w, desc);
+    if (w.size() > 1 && w[0] == '-') {
+      check_single_dash_option(w, desc);
+      after_petsc_option = true;
+      continue;
+    }
+    if (!after_petsc_option)
+      throw std::runtime_error("unexpected argument '" + w + "' (see --help)");
+    after_petsc_option = false;
+  }
+  po::store(parsed, p.vm);
+  if (p.vm.count("config")) store_config_file(p.vm["config"].as<std::string>(), desc, p.vm);
+  p.help = help.has_value();
+  p.help_topic = help.value_or("");
+  if (!p.help) po::notify(p.vm);
+  check_finite(p.vm);
+  check_config_not_an_output(p.vm);
+  return p;
+}
+
 }  // namespace
 
 Parsed parse(MPI_Comm comm, const std::vector<std::string>& args, OptionGroups& groups) {
   Parsed p;
-  const po::options_description& desc = groups.all();
   lsgl::collectively(comm, [&] {
-    namespace cls = po::command_line_style;
-    const auto style = cls::unix_style & ~cls::allow_short & ~cls::allow_guessing;
-    std::optional<std::string> help;
-    po::parsed_options parsed = po::command_line_parser(explicit_flags(args, desc, &help))
-                                    .options(desc)
-                                    .style(style)
-                                    .allow_unregistered()
-                                    .run();
-    // Leftovers: PETSc options start with a single '-'; a word after one is its value.
-    const auto rest = po::collect_unrecognized(parsed.options, po::include_positional);
-    bool after_petsc_option = false;
-    for (const auto& w : rest) {
-      if (w.rfind("--", 0) == 0) refuse_unknown(w, desc);
-      if (w.size() > 1 && w[0] == '-') {
-        check_single_dash_option(w, desc);
-        after_petsc_option = true;
-        continue;
-      }
-      if (!after_petsc_option)
-        throw std::runtime_error("unexpected argument '" + w + "' (see --help)");
-      after_petsc_option = false;
+    try {
+      p = parse_here(args, groups.all());
+    } catch (po::error_with_option_name& e) {
+      defuse_placeholders(e);
+      throw;
     }
-    po::store(parsed, p.vm);
-    if (p.vm.count("config")) store_config_file(p.vm["config"].as<std::string>(), desc, p.vm);
-    p.help = help.has_value();
-    p.help_topic = help.value_or("");
-    if (!p.help) po::notify(p.vm);
-    check_finite(p.vm);
-    check_config_not_an_output(p.vm);
   });
   return p;
 }

@@ -73,6 +73,12 @@ Parsed parse(MPI_Comm comm, const std::vector<std::string>& args, OptionGroups& 
 void store_config_text(const std::string& text, const std::string& source,
                        const po::options_description& desc, po::variables_map& vm);
 
+// Local. Makes e.what() safe to call: Boost 1.74 formats the message by replacing each
+// %placeholder% with its value until none is left, so a value that contains its own placeholder
+// ("--seed 7%value%") loops forever; this breaks every placeholder inside the values with a
+// zero-width space (invisible in the message).
+void defuse_placeholders(po::error_with_option_name& e);
+
 // Local. The option of `desc` nearest to `name` (no dashes, no "=value") that a typo would
 // explain (edit distance with transpositions, small for the length; or a unique completion of a
 // prefix), "" when there is none.

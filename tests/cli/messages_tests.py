@@ -168,13 +168,22 @@ for name, text, want in (
         ("value.ini", "k = 5\nr = three\n", "value.ini:2:"),
         ("twice.ini", "k = 5\n\nk = 6\n", "twice.ini:3: 'k' is already set on line 1"),
         ("section.ini", "[learn]\nk = 5\n", "section.ini:1:"),
-        ("flag.ini", "quiet = maybe\n", "flag.ini:1:")):
+        ("flag.ini", "quiet = maybe\n", "flag.ini:1:"),
+        ("placeholder.ini", "seed = 7%value%\n", "placeholder.ini:1:")):
     cfg = T.write(name, text.encode())
     p = run("learn", "--input", data, "--config", cfg, "--output", path("c.h5"), ranks=2)
     check(f"config {name}: refused naming FILE:LINE",
           p is not None and p.returncode != 0 and len(error_lines(p)) == 1
           and f"lsgl: error: {cfg}:" in p.stderr and want in p.stderr,
           p.stderr if p else "hang")
+
+# A bad value holding Boost's own placeholder ("%value%") is refused, not formatted forever
+# (Boost 1.74 replaces placeholders until none is left), and is shown as typed.
+p = run("learn", "--input", data, "--seed", "7%value%", "--output", path("p.h5"), ranks=2)
+check("--seed 7%value%: one error line showing the value, exit non-zero on 2 ranks",
+      p is not None and p.returncode != 0 and len(error_lines(p)) == 1
+      and "('7%value%') for option '--seed' is invalid" in p.stderr.replace("\u200b", ""),
+      p.stderr if p else "hang")
 
 # 9. Every model that iterates prints its progress every --progress-every iterations.
 for model, extra in (("soft", []), ("hard", []), ("l2", ["--alpha", 1])):
