@@ -80,7 +80,7 @@ void store_config_text(const std::string& text, const std::string& source,
       } catch (po::error_with_option_name& e) {
         defuse_placeholders(e);
         throw std::runtime_error(where + e.what());
-      } catch (const po::error& e) {
+      } catch (const std::exception& e) {  // Boost's errors, and a choice's (ChoiceValue)
         throw std::runtime_error(where + e.what());
       }
     }

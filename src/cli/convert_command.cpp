@@ -23,12 +23,12 @@ int convert_command(MPI_Comm comm, const std::vector<std::string>& args,
   add_graph_input_options(g.group("graph", "Graph"), o.graph, o.input, input);
   g.group("output", "Output").add_options()
       ("output", po::value(&o.output), "output file (written atomically)")
-      ("output-format", po::value(&to),
+      ("output-format", choice<ExportFormat>(&to, "output-format"),
        "format of --output: mtx (Matrix Market, symmetric, 1-based), edgelist ('u v w', u < v, "
        "0-based), npz (scipy.sparse.save_npz layout) or hdf5 (lsgl's graph); default: from the "
        "output's extension (.mtx, .txt/.edges/.edgelist/.tsv, .npz, .h5; .mtx.gz and edge "
        "lists .gz are gzipped)")
-      ("to", po::value(&old_to), "former name of --output-format")
+      ("to", choice<ExportFormat>(&old_to, "to"), "former name of --output-format")
       ("quiet", flag(&quiet), "print only the summary line and errors");
   const Parsed p = parse(comm, args, g);
   if (p.help) {

@@ -55,7 +55,7 @@ void add_subgraph_options(po::options_description& desc, DensestOptions& o, Dens
   desc.add_options()
       ("size", po::value(&a.sizes), "k: the number of nodes of the subgraph (a comma list runs "
        "each size on the graph read once; then no --output)")
-      ("method", po::value(&a.methods)->default_value("dpcd"),
+      ("method", choice_list<DensestMethod>(&a.methods, "method")->default_value("dpcd"),
        "dpcd (discrete principal coordinate descent), dpcd-0 (DPCD without the neighbourhood "
        "search), peel (greedy peeling), ravi (greedy growth from the heaviest edge), feige (top "
        "k/2 by degree plus best outsiders), tpower (truncated power method), lp (continuous "
@@ -63,7 +63,7 @@ void add_subgraph_options(po::options_description& desc, DensestOptions& o, Dens
        "mpec-adm (Yuan & Ghanem's MPEC exact penalty or alternating direction method); a comma "
        "list runs each")
       ("output", po::value(&o.output), "output file (written atomically)")
-      ("output-format", po::value(&a.output_format),
+      ("output-format", choice<SubgraphFormat>(&a.output_format, "output-format"),
        "hdf5 (/subgraph/nodes, /subgraph/objective, attributes) or text (node ids, one per "
        "line); default: from the --output name (.h5/.hdf5 or .txt), which it must agree with");
 }
@@ -72,16 +72,16 @@ void add_subgraph_options(po::options_description& desc, DensestOptions& o, Dens
 void add_dpcd_options(po::options_description& desc, DensestOptions& o, DensestArgs& a) {
   auto& d = o.dpcd.dpcd;
   desc.add_options()
-      ("init", po::value(&a.init)->default_value("degree,feige,peel,tpower"),
+      ("init", choice_list<dpcd::InitialSet>(&a.init, "init")->default_value("degree,feige,peel,tpower"),
        "dpcd: initial sets tried (comma list of degree, feige, peel, tpower); DPCD starts from "
        "the densest. tpower: a few truncated power iterations from the degree set (on k-NN-like "
        "graphs its basin is often better than peeling's, whose set is already 1-swap optimal)")
       ("init-tpower-iter", po::value(&o.dpcd.tpower_iterations)->default_value(20),
        "dpcd: at most this many truncated power iterations for the tpower initial set")
-      ("init-mode", po::value(&a.init_mode)->default_value("best"),
+      ("init-mode", choice<InitMode>(&a.init_mode, "init-mode")->default_value("best"),
        "dpcd: best (DPCD from the densest initial set) or each (DPCD from every initial set, "
        "the densest result kept)")
-      ("thresholds", po::value(&a.thresholds)->default_value("adaptive"),
+      ("thresholds", choice<dpcd::ThresholdRule>(&a.thresholds, "thresholds")->default_value("adaptive"),
        "dpcd: adaptive ([DPCD] eq. 7, scaled by alpha1/alpha2) or lipschitz (L0 + eps, "
        "L0 = 2 x largest weighted degree; monotone by construction)")
       ("alpha1", real(&d.alpha1),
@@ -90,13 +90,13 @@ void add_dpcd_options(po::options_description& desc, DensestOptions& o, DensestA
        "dpcd: S- = non-members with centred gradient < -alpha2 L2")
       ("eps", real(&d.eps),
        "dpcd, lipschitz thresholds: L = L0 + eps * max(L0, 1)")
-      ("centre", po::value(&a.centre)->default_value(to_string(d.centre)),
+      ("centre", choice<dpcd::Centre>(&a.centre, "centre")->default_value(to_string(d.centre)),
        "dpcd: constant subtracted from the gradient before eq. 7: split (midway between the "
        "k-th and (k+1)-th largest W x), mean, median or none")
-      ("threshold-scope", po::value(&a.scope)->default_value(to_string(d.scope)),
+      ("threshold-scope", choice<dpcd::Scope>(&a.scope, "threshold-scope")->default_value(to_string(d.scope)),
        "dpcd: entries the eq. 7 means run over: eligible (positive ones of members, negative "
        "ones of non-members) or all")
-      ("fallback", po::value(&a.fallback)->default_value(to_string(d.fallback)),
+      ("fallback", choice<dpcd::Fallback>(&a.fallback, "fallback")->default_value(to_string(d.fallback)),
        "dpcd: when an update did not lower f: halve (retry with half the pairs), lipschitz "
        "(retry with L0 + eps) or none (keep it)")
       ("max-iter", po::value(&d.max_iterations)->default_value(d.max_iterations),

@@ -57,7 +57,7 @@ bool parse_eval(MPI_Comm comm, const std::vector<std::string>& args, EvalOptions
        "file (SLEPc; PETSc options -emb_...)")
       ("eigenvectors", po::value(&o.embedding_params.vectors)->default_value(2),
        "m: non-trivial Laplacian eigenvectors in the embedding")
-      ("laplacian", po::value(&laplacian)->default_value("combinatorial"),
+      ("laplacian", choice<LaplacianKind>(&laplacian, "laplacian")->default_value("combinatorial"),
        "embedding Laplacian: combinatorial (D - W) or normalized (I - D^-1/2 W D^-1/2)")
       ("eig-tol", po::value(&o.embedding_params.tol)->default_value(1e-8, "1e-8"),
        "embedding: relative residual tolerance of the eigenpairs");

@@ -33,7 +33,7 @@ int generate_command(MPI_Comm comm, const std::vector<std::string>& args) {
       "usage: [mpirun -n P] lsgl generate --kind blobs|manifold|powerlaw-graph --output FILE.h5 "
       "[options]\n");
   groups.group("kind", "Kind and output").add_options()
-      ("kind", po::value(&kind)->default_value("blobs"), "blobs, manifold or powerlaw-graph")
+      ("kind", choice<Kind>(&kind, "kind")->default_value("blobs"), "blobs, manifold or powerlaw-graph")
       ("output", po::value(&output), "output HDF5 file (/X, plus /labels or /grid)")
       ("seed", po::value(&b.seed)->default_value(1), "random seed");
   groups.group("blobs", "Blobs").add_options()

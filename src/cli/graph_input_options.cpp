@@ -17,13 +17,13 @@ void add_graph_input_options(po::options_description& desc, std::string& graph,
        "edge list: read ids as names (any text, or integers of any size) and number them "
        "0..n-1 in order of first appearance; the names are written to OUTPUT.ids, line i+1 "
        "naming node i")
-      ("graph-format", po::value(&args.format)->default_value(to_string(input.format)),
+      ("graph-format", choice<GraphFormat>(&args.format, "graph-format")->default_value(to_string(input.format)),
        "format of --graph: auto (from the file's first bytes), hdf5, edgelist, mtx or npz")
-      ("format", po::value(&args.old_format), "former name of --graph-format")
-      ("duplicates", po::value(&args.duplicates)->default_value("sum"),
+      ("format", choice<GraphFormat>(&args.old_format, "format"), "former name of --graph-format")
+      ("duplicates", choice<DuplicateRule>(&args.duplicates, "duplicates")->default_value("sum"),
        "repeated entries (i,j): sum (parallel edges add up) or max (an HDF5 graph read with "
        "--symmetry require refuses them)")
-      ("symmetry", po::value(&args.symmetry)->default_value(to_string(input.symmetry)),
+      ("symmetry", choice<SymmetryPolicy>(&args.symmetry, "symmetry")->default_value(to_string(input.symmetry)),
        "symmetrise (W_ij = max of the weights listed as (i,j) and (j,i); an edge listed once is "
        "undirected) or require (refuse an HDF5 graph that is not a symmetric W, and a text "
        "graph listing a pair both ways with different weights)");

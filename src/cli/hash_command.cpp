@@ -56,10 +56,10 @@ void add_train_data_options(po::options_description& desc, HashTrainOptions& o, 
   desc.add_options()
       ("input", po::value(&o.input), "training data: HDF5 (--dataset), .npy, CSV/TSV text or "
        "IDX (all but HDF5 may be .gz); one sample per row")
-      ("input-format", po::value(&a.input_format)->default_value("auto"),
+      ("input-format", choice<DataFormat>(&a.input_format, "input-format")->default_value("auto"),
        "format of --input: auto (from the name), hdf5, npy, idx or csv")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
-      ("metric", po::value(&a.metric)->default_value(to_string(o.metric)),
+      ("metric", choice<Metric>(&a.metric, "metric")->default_value(to_string(o.metric)),
        "euclidean, or cosine: rows scaled to unit norm before training (stored in the model; "
        "'hash encode' scales its rows the same way)")
       ("labels", po::value(&o.labels), "labels of the training samples (IDX, .npy or HDF5 "
@@ -74,16 +74,16 @@ void add_train_options(po::options_description& desc, HashTrainOptions& o, Train
   hash::TrainOptions& t = o.train;
   desc.add_options()
       ("bits", po::value(&t.bits)->default_value(t.bits), "code length r (1 to 1024)")
-      ("loss", po::value(&a.loss)->default_value("sdh"),
+      ("loss", choice<hash::Loss>(&a.loss, "loss")->default_value("sdh"),
        "sdh (supervised: ||Y - W^T B||^2 + beta ||W||^2 + nu ||B - P^T phi||^2), fsdh "
        "(supervised, Gui et al.: ||B - W^T Y||^2 + beta ||W||^2 + nu ||B - P^T phi||^2) or itq "
        "(unsupervised: ||B - V R||^2, V the PCA projection, R a rotation)")
-      ("solver", po::value(&a.solver)->default_value("dpcd"),
+      ("solver", choice<hash::BSolver>(&a.solver, "solver")->default_value("dpcd"),
        "B-step: dpcd (discrete principal coordinate descent; every loss); on sdh also dcc "
        "(SDH's bit-by-bit cyclic coordinate descent), sgm (signed gradient), lp (box relaxation, "
        "projected gradient, sign), l2box-admm (Wu & Ghanem's lp-box ADMM) or mpec-epm (Yuan & "
        "Ghanem's exact penalty); on itq and fsdh also sign (the closed form sgn(c))")
-      ("features", po::value(&a.features),
+      ("features", choice<hash::FeatureKind>(&a.features, "features"),
        "rbf (exp(-||x - a||^2 / 2 sigma^2) over --anchors training samples; default for sdh "
        "and fsdh) or raw (the input columns; default for itq); centred either way")
       ("anchors", po::value(&t.anchors)->default_value(t.anchors), "rbf: number of anchors")
@@ -114,7 +114,7 @@ void add_train_dpcd_options(po::options_description& desc, hash::TrainOptions& t
   desc.add_options()
       ("max-iter", po::value(&t.dpcd.max_iterations)->default_value(t.dpcd.max_iterations),
        "dpcd: principal-coordinate updates per B-step ([DPCD]: 20)")
-      ("thresholds", po::value(&a.thresholds)->default_value("coordinate"),
+      ("thresholds", choice<dpcd::ThresholdRule>(&a.thresholds, "thresholds")->default_value("coordinate"),
        "dpcd: coordinate (a bit is principal when flipping it alone lowers the loss: threshold "
        "2 (W W^T)_kk; all principal bits flip together), adaptive ([DPCD] eq. 7, scaled by "
        "alpha1/alpha2) or lipschitz (L0 + eps, L0 = 2 x largest eigenvalue of W W^T)")
@@ -203,7 +203,7 @@ int encode(MPI_Comm comm, const std::vector<std::string>& args, const std::strin
   g.group("encode", "Options").add_options()
       ("model", po::value(&o.model), "model file written by 'lsgl hash train'")
       ("input", po::value(&o.input), "data to encode (same formats and columns as training)")
-      ("input-format", po::value(&input_format)->default_value("auto"),
+      ("input-format", choice<DataFormat>(&input_format, "input-format")->default_value("auto"),
        "format of --input: auto (from the name), hdf5, npy, idx or csv")
       ("dataset", po::value(&o.dataset)->default_value(o.dataset), "HDF5 dataset of --input")
       ("labels", po::value(&o.labels), "their labels (stored with the codes, needed by eval)")

@@ -34,11 +34,11 @@ void add_data_options(po::options_description& d, LearnOptions& o, Choices& c) {
       ("input", po::value(&o.input),
        "data, one row per node: HDF5 (.h5, AnnData .h5ad; --dataset), NumPy .npy, CSV/TSV "
        "(header optional) or IDX (MNIST, pixels scaled to [0,1]); all but HDF5 may be .gz")
-      ("input-format", po::value(&c.input_format)->default_value("auto"),
+      ("input-format", choice<DataFormat>(&c.input_format, "input-format")->default_value("auto"),
        "format of --input: auto (from the name), hdf5, npy, idx or csv")
       ("dataset", po::value(&o.dataset)->default_value("/X"),
        "HDF5 dataset holding the matrix (an AnnData .h5ad embedding: /obsm/X_pca)")
-      ("metric", po::value(&c.metric)->default_value("euclidean"),
+      ("metric", choice<Metric>(&c.metric, "metric")->default_value("euclidean"),
        "euclidean (squared Euclidean distances) or cosine (rows scaled to unit norm first; the "
        "squared distance is then 2 (1 - cos))")
       ("k", po::value(&o.k)->default_value(10), "desired average number of neighbours per node")
@@ -68,7 +68,7 @@ int ann_count(MPI_Comm comm, const std::string& option, const std::string& text)
 // --ann, --threads, --candidates, --recall-sample, --seed.
 void add_candidate_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
-      ("ann", po::value(&c.engine)->default_value("auto"),
+      ("ann", choice<AnnEngine>(&c.engine, "ann")->default_value("auto"),
        "neighbour search: projected (high dimensions), hnsw, flann (low dimensions), voronoi "
        "(exact; few dimensions), exact (brute force) or auto (projected above 100 dimensions if "
        "its recall reaches 0.997, else voronoi if its cells prune, else hnsw; docs/learn.md)")
@@ -97,7 +97,7 @@ void add_engine_options(po::options_description& d, LearnOptions& o, Choices& c)
        "make every candidate list exact: projected rows whose shortlist cannot prove their "
        "list exact probe more cells with longer shortlists until it can (auto then never picks "
        "hnsw); the summary reports the share of certified rows either way")
-      ("ann-route", po::value(&c.route)->default_value("partition"),
+      ("ann-route", choice<AnnRoute>(&c.route, "ann-route")->default_value("partition"),
        "how queries meet the indexes: ring (every query searches every rank's index) or "
        "partition (rows grouped into k-means cells; a query searches only the ranks whose "
        "cells can hold its neighbours: far less work on many ranks)")
@@ -119,7 +119,7 @@ void add_engine_options(po::options_description& d, LearnOptions& o, Choices& c)
       ("candidates-distances",
        po::value(&o.candidates_file.distances)->default_value("/distances"),
        "--candidates: the dataset of distances (n x m)")
-      ("candidates-distance", po::value(&c.distance)->default_value("squared"),
+      ("candidates-distance", choice<CandidateDistance>(&c.distance, "candidates-distance")->default_value("squared"),
        "--candidates: what the distances are: squared (squared Euclidean: faiss IndexFlatL2, "
        "hnswlib 'l2'), euclidean (pynndescent, scikit-learn) or cosine (1 - cos: hnswlib "
        "'cosine', pynndescent); checked against the data");
@@ -166,7 +166,7 @@ struct LearnArgs {
 // The model and its parameters.
 void add_model_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
-      ("model", po::value(&c.model)->default_value("log"),
+      ("model", choice<ModelKind>(&c.model, "model")->default_value("log"),
        "log: the log model ([KP19] eq. 5), theta from --k; l2: the l2-degree model ([KP19] eq. 4), "
        "alpha searched for --k; soft, hard: Daitch et al. 2009 ([KP19] eq. 23, 22), degree not "
        "controlled; knn: the k-NN graph with weights exp(-Z/sigma^2)")
@@ -178,10 +178,10 @@ void add_model_options(po::options_description& d, LearnOptions& o, Choices& c) 
       ("beta", po::value(&o.beta)->default_value(0.0), "log: see --alpha")
       ("sigma", po::value(&o.sigma)->default_value(0.0),
        "knn: kernel width (0: sigma^2 = mean squared distance to the k-th neighbour)")
-      ("knn-mode", po::value(&c.knn_mode)->default_value("union"),
+      ("knn-mode", choice<KnnMode>(&c.knn_mode, "knn-mode")->default_value("union"),
        "knn: union (an edge where either node is among the other's k nearest) or mutual (where "
        "each is among the other's k nearest)")
-      ("knn-weights", po::value(&c.knn_weights)->default_value("gaussian"),
+      ("knn-weights", choice<KnnWeights>(&c.knn_weights, "knn-weights")->default_value("gaussian"),
        "knn: gaussian (exp(-Z/sigma^2)) or binary (every edge 1: 0/1 connectivity)")
       ("mu", po::value(&o.mu)->default_value(0.0),
        "soft: weight of the degree penalty (0: the mean squared feature distance of the allowed "
@@ -189,10 +189,10 @@ void add_model_options(po::options_description& d, LearnOptions& o, Choices& c) 
       ("project-dim", po::value(&o.project_dim)->default_value(0),
        "hard, soft: project the features to this many dimensions by a seeded Gaussian matrix "
        "([KP19] app. C: 20; 0: keep)")
-      ("support", po::value(&c.support)->default_value("ann"),
+      ("support", choice<Support>(&c.support, "support")->default_value("ann"),
        "allowed pairs: ann (each node's r*k candidates, knn: k) or full (every pair, exact; "
        "n <= 5000 only)")
-      ("order", po::value(&c.order)->default_value("locality"),
+      ("order", choice<NodeOrder>(&c.order, "order")->default_value("locality"),
        "locality: renumber the rows inside so that neighbours share a rank (faster iterations; "
        "the graph is written in input order) or input");
 }
@@ -200,7 +200,7 @@ void add_model_options(po::options_description& d, LearnOptions& o, Choices& c) 
 // The solver, its stopping rules, the degree search and pruning.
 void add_solver_options(po::options_description& d, LearnOptions& o, Choices& c) {
   d.add_options()
-      ("solver", po::value(&c.solver)->default_value("fdpg"),
+      ("solver", choice<SolverKind>(&c.solver, "solver")->default_value("fdpg"),
        "log: fdpg (FISTA on the dual, Saboksayr & Mateos 2021: 3-12x faster than fbf to the "
        "same accuracy) or fbf (forward-backward-forward primal-dual, the reference)")
       ("tol", po::value(&o.solver.tol)->default_value(1e-5, "1e-5"),

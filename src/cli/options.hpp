@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/cli/choices.hpp"
+
 namespace lsgl::cli {
 
 namespace po = boost::program_options;
@@ -50,6 +52,39 @@ struct Parsed {
   bool help = false;
   std::string help_topic;  // the word after --help ("" for none)
 };
+
+// An option naming one of E's choices (with `list`, a comma list of them), checked when the
+// option is stored, so that a config file's bad choice is refused with its FILE:LINE like any
+// other bad value; the words go to the target, converted by parse_choice afterwards. An empty
+// value is left to the command (some read it as "from the file name").
+template <class E>
+class ChoiceValue : public po::typed_value<std::string> {
+ public:
+  ChoiceValue(std::string* target, std::string option, bool list)
+      : po::typed_value<std::string>(target), option_(std::move(option)), list_(list) {}
+  void xparse(boost::any& store, const std::vector<std::string>& tokens) const override {
+    for (const std::string& t : tokens)
+      if (list_) parse_choice_list<E>(option_, t);
+      else if (!t.empty()) parse_choice<E>(option_, t);
+    po::typed_value<std::string>::xparse(store, tokens);
+  }
+
+ private:
+  std::string option_;
+  bool list_;
+};
+
+// Local. The value of the option `option` naming one of E's choices (see ChoiceValue).
+template <class E>
+po::typed_value<std::string>* choice(std::string* target, const std::string& option) {
+  return new ChoiceValue<E>(target, option, false);
+}
+
+// Local. The value of the option `option` naming a comma list of E's choices.
+template <class E>
+po::typed_value<std::string>* choice_list(std::string* target, const std::string& option) {
+  return new ChoiceValue<E>(target, option, true);
+}
 
 // Local. An on/off option in the convention above, default off.
 po::typed_value<bool>* flag(bool* target);

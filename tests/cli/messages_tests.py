@@ -169,13 +169,21 @@ for name, text, want in (
         ("twice.ini", "k = 5\n\nk = 6\n", "twice.ini:3: 'k' is already set on line 1"),
         ("section.ini", "[learn]\nk = 5\n", "section.ini:1:"),
         ("flag.ini", "quiet = maybe\n", "flag.ini:1:"),
-        ("placeholder.ini", "seed = 7%value%\n", "placeholder.ini:1:")):
+        ("placeholder.ini", "seed = 7%value%\n", "placeholder.ini:1:"),
+        ("choice.ini", "k = 5\nmodel = sofft\n", "choice.ini:2: unknown --model 'sofft' (expected")):
     cfg = T.write(name, text.encode())
     p = run("learn", "--input", data, "--config", cfg, "--output", path("c.h5"), ranks=2)
     check(f"config {name}: refused naming FILE:LINE",
           p is not None and p.returncode != 0 and len(error_lines(p)) == 1
           and f"lsgl: error: {cfg}:" in p.stderr and want in p.stderr,
           p.stderr if p else "hang")
+
+cfg = T.write("list.ini", b"size = 5\nmethod = dpcd,pel\n")
+p = run("densest", "--graph", data, "--config", cfg, "--output", path("s.h5"), ranks=2)
+check("config list.ini: a bad item of a comma list of choices refused naming FILE:LINE",
+      p is not None and p.returncode != 0 and len(error_lines(p)) == 1
+      and f"lsgl: error: {cfg}:2: unknown --method 'pel' (expected" in p.stderr,
+      p.stderr if p else "hang")
 
 # A bad value holding Boost's own placeholder ("%value%") is refused, not formatted forever
 # (Boost 1.74 replaces placeholders until none is left), and is shown as typed.
