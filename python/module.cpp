@@ -92,7 +92,8 @@ class PyMonitor : public lsgl::Monitor {
   PyMonitor(MPI_Comm comm, py::object report, int progress_every)
       : report_(std::move(report)), every_(progress_every), rank0_(lsgl::comm_rank(comm) == 0) {}
   void phase(const lsgl::PhaseReport& r) override {
-    emit("phase", lsgl::strprintf("[%-10s] %8.2f s", r.name, r.seconds));
+    emit("phase", lsgl::strprintf("[%-10s] %8.2f s   peak memory so far %8.1f MB per rank",
+                                  r.name, r.seconds, static_cast<double>(r.peak_rss_max) / 1e6));
   }
   void iteration(const lsgl::IterationReport& r) override {
     if (every_ > 0 && r.iteration % every_ == 0)

@@ -15,7 +15,8 @@ class PrintingMonitor : public Monitor {
 
   void phase(const PhaseReport& r) override {
     if (verbosity_ != Verbosity::kAll) return;
-    std::printf("[%-10s] %8.2f s\n", r.name, r.seconds);
+    std::printf("[%-10s] %8.2f s   peak memory so far %8.1f MB per rank\n", r.name, r.seconds,
+                static_cast<double>(r.peak_rss_max) / 1e6);
     std::fflush(stdout);
   }
 

@@ -25,6 +25,7 @@ namespace lsgl {
 struct PhaseReport {
   const char* name = "";
   double seconds = 0.0;
+  std::int64_t peak_rss_max = 0;  // bytes: the largest peak resident memory of a rank so far
 };
 
 // Part of a long phase is done. done == 0 starts a count.
