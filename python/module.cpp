@@ -157,8 +157,9 @@ py::dict attributes_dict(const lsgl::Attributes& attrs) {
   return d;
 }
 
-// Collective. This rank's block of rows as LocalRows: the global n and this rank's first row, and
-// a check (ValueError on every rank) that the blocks are those of lsgl::Partition with one d.
+// Collective. This rank's block of rows as LocalRows borrowing x's buffer (no copy; x, held by
+// the caller's argument, outlives the call): the global n and this rank's first row, and a check
+// (ValueError on every rank) that the blocks are those of lsgl::Partition with one d.
 lsgl::LocalRows local_rows(MPI_Comm comm, const py::array_t<float, py::array::c_style>& x) {
   lsgl::LocalRows rows;
   const std::int64_t local = x.shape(0), d = x.shape(1);
@@ -177,7 +178,7 @@ lsgl::LocalRows local_rows(MPI_Comm comm, const py::array_t<float, py::array::c_
                       static_cast<long long>(part.end(rank))));
   lsgl::collective_check(comm, rows.n > 0 && rows.d > 0,
                          "X must have at least one row and one column");
-  rows.x.assign(x.data(), x.data() + local * d);
+  rows.borrow(x.data(), static_cast<std::size_t>(local * d));
   return rows;
 }
 
@@ -235,6 +236,7 @@ py::dict summary_dict(const lsgl::LearnSummary& s, const PyMonitor& monitor) {
   d["converged"] = s.solver.converged;
   d["seconds_total"] = s.t_total;
   d["peak_rss_max"] = s.peak_rss_max;
+  d["rows_borrowed"] = s.rows_borrowed;
   d["summary_lines"] = monitor.summary();
   return d;
 }

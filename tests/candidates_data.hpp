@@ -42,8 +42,9 @@ struct Data {
     r.n = n;
     r.d = d;
     r.begin = part.begin(rank);
-    r.x.resize(static_cast<std::size_t>(part.count(rank) * d));
-    for (std::int64_t i = 0; i < part.count(rank); ++i) row(r.begin + i, r.x.data() + i * d);
+    std::vector<float>& x = r.values();
+    x.resize(static_cast<std::size_t>(part.count(rank) * d));
+    for (std::int64_t i = 0; i < part.count(rank); ++i) row(r.begin + i, x.data() + i * d);
     return r;
   }
   std::vector<float> all() const {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/io/dataset.hpp"
 #include "lsgl/util/error.hpp"
 
 namespace lsgl::test {
@@ -25,6 +26,11 @@ void remove_shared_tmpdirs();
 // barrier, since rank 0 removes its temporary file of a failed collective write only after the
 // other ranks have thrown.
 std::vector<std::string> temporary_files(const std::string& path);
+
+// A copy of the values of `rows` (owned or borrowed).
+inline std::vector<float> values_of(const LocalRows& rows) {
+  return std::vector<float>(rows.data(), rows.data() + rows.size());
+}
 
 // The message of the CollectiveError `fn` raises, or "" when it raises none.
 template <class Fn>

@@ -352,13 +352,13 @@ TEST(Candidates, LocalCellsAssignRowsToTheirNearestCentroid) {
     for (std::int64_t l = 0; l < rows.local_rows(); ++l) hash.push_back(lsgl::ann::row_hash(7, l));
     AnnParams p;
     const std::int64_t wanted = rows.local_rows() / 3;
+    const std::vector<float> x = lsgl::test::values_of(rows);
     const lsgl::ann::CellLayout lay =
-        lsgl::ann::local_cells(rows.x, hash, rows.local_rows(), rows.d, wanted, p);
+        lsgl::ann::local_cells(x, hash, rows.local_rows(), rows.d, wanted, p);
     EXPECT_EQ(lay.cells, wanted);
-    EXPECT_EQ(lsgl::ann::local_cells(rows.x, hash, rows.local_rows(), rows.d, wanted, p).centroids,
+    EXPECT_EQ(lsgl::ann::local_cells(x, hash, rows.local_rows(), rows.d, wanted, p).centroids,
               lay.centroids);
-    const std::vector<int> home =
-        lsgl::ann::nearest_cells(lay, rows.x.data(), rows.local_rows(), 2);
+    const std::vector<int> home = lsgl::ann::nearest_cells(lay, rows.data(), rows.local_rows(), 2);
     std::vector<double> dist(static_cast<std::size_t>(lay.cells));
     for (std::int64_t l = 0; l < rows.local_rows(); ++l) {
       lay.distances(rows.row(l), dist.data());
@@ -454,7 +454,7 @@ TEST(Candidates, HnswRecallOnGridOrderedManifold) {
   lsgl::generate_manifold(MPI_COMM_WORLD, mp, dir + "/grid.h5");
   const LocalRows rows = lsgl::read_dataset(MPI_COMM_WORLD, dir + "/grid.h5", "/X");
   const Data data{rows.n, rows.d, {}};
-  const std::vector<float> all = lsgl::allgather_items(MPI_COMM_WORLD, rows.x);
+  const std::vector<float> all = lsgl::allgather_items(MPI_COMM_WORLD, lsgl::test::values_of(rows));
   const int m = 4;
   const std::vector<List> exact = exact_lists(data, all, rows, m);
   for (const lsgl::AnnRoute route : {lsgl::AnnRoute::kPartition, lsgl::AnnRoute::kRing}) {

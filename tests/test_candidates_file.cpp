@@ -62,7 +62,7 @@ lsgl::LocalRows my_data() {
   r.d = kD;
   r.begin = part.begin(rank());
   for (std::int64_t g = r.begin; g < part.end(rank()); ++g)
-    for (std::int64_t j = 0; j < kD; ++j) r.x.push_back(value(g, j));
+    for (std::int64_t j = 0; j < kD; ++j) r.values().push_back(value(g, j));
   return r;
 }
 

@@ -282,7 +282,7 @@ TEST(Features, RbfTrainingFeaturesEqualTheMapAndSigmaIsTheMeanDistance) {
   rows.n = n;
   rows.d = d;
   rows.begin = bl.begin(rank);
-  rows.x.assign(all.begin() + bl.begin(rank) * d, all.begin() + bl.end(rank) * d);
+  rows.values().assign(all.begin() + bl.begin(rank) * d, all.begin() + bl.end(rank) * d);
   std::vector<double> phi;
   const FeatureMap f = fit_features(world(), bl, rows, FeatureKind::kRbf, anchors, 9, &phi);
   // sigma: the mean over all samples and anchors of the distance, computed directly.
@@ -298,7 +298,7 @@ TEST(Features, RbfTrainingFeaturesEqualTheMapAndSigmaIsTheMeanDistance) {
     }
   EXPECT_NEAR(f.sigma, total / static_cast<double>(n * anchors), 1e-12 * f.sigma);
   // The returned training features are the map applied to the same rows (centred), exactly.
-  const std::vector<double> again = f.apply(rows.x.data(), rows.local_rows());
+  const std::vector<double> again = f.apply(rows.data(), rows.local_rows());
   EXPECT_EQ(phi, again);
 }
 
@@ -398,7 +398,7 @@ LocalRows labelled_rows(MPI_Comm comm, const SampleBlocks& bl, std::vector<std::
   rows.n = n;
   rows.d = d;
   rows.begin = bl.begin(rank);
-  rows.x.assign(x.begin() + rows.begin * d, x.begin() + bl.end(rank) * d);
+  rows.values().assign(x.begin() + rows.begin * d, x.begin() + bl.end(rank) * d);
   labels->assign(y.begin() + rows.begin, y.begin() + bl.end(rank));
   return rows;
 }
@@ -417,7 +417,7 @@ Trained train_on(MPI_Comm comm, TrainOptions o) {
   Trained t;
   t.model = train(comm, bl, rows, labels, 3, o, &rep);
   t.learned = allgather_items(comm, rep.codes);
-  t.encoded = allgather_items(comm, encode(comm, t.model, rows.x.data(), rows.local_rows()));
+  t.encoded = allgather_items(comm, encode(comm, t.model, rows.data(), rows.local_rows()));
   t.objective = rep.objective;
   return t;
 }

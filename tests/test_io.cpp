@@ -119,7 +119,8 @@ void expect_my_rows(const LocalRows& got, const std::vector<float>& all, int64_t
   EXPECT_EQ(got.d, d);
   EXPECT_EQ(got.begin, b);
   EXPECT_EQ(got.local_rows(), e - b);
-  EXPECT_EQ(got.x, std::vector<float>(all.begin() + b * d, all.begin() + e * d));
+  EXPECT_EQ(lsgl::test::values_of(got),
+            std::vector<float>(all.begin() + b * d, all.begin() + e * d));
 }
 
 // This rank's block of `all`, which has n entries.
@@ -300,8 +301,8 @@ TEST_F(Io, AnnDataLayout) {
   EXPECT_EQ(r.n, n);
   EXPECT_EQ(r.d, d);
   EXPECT_EQ(r.begin, part.begin(rank()));
-  EXPECT_EQ(r.x, std::vector<float>(pca.begin() + d * part.begin(rank()),
-                                    pca.begin() + d * part.end(rank())));
+  EXPECT_EQ(lsgl::test::values_of(r), std::vector<float>(pca.begin() + d * part.begin(rank()),
+                                                         pca.begin() + d * part.end(rank())));
 }
 
 // --metric cosine: each row divided by its norm (computed here in double); a zero row (on the
@@ -314,19 +315,19 @@ TEST_F(Io, CosineMetricNormalisesRows) {
   r.d = d;
   r.begin = part.begin(rank());
   for (int64_t g = r.begin; g < part.end(rank()); ++g)
-    for (int64_t j = 0; j < d; ++j) r.x.push_back(static_cast<float>((g + 1) * (j + 2) % 7) - 2.5f);
+    for (int64_t j = 0; j < d; ++j)
+      r.values().push_back(static_cast<float>((g + 1) * (j + 2) % 7) - 2.5f);
   lsgl::LocalRows e = r;
   lsgl::apply_metric(kWorld, e, lsgl::Metric::kEuclidean);
-  EXPECT_EQ(e.x, r.x);
+  EXPECT_EQ(e.values(), r.values());
   lsgl::LocalRows c = r;
   lsgl::apply_metric(kWorld, c, lsgl::Metric::kCosine);
   for (int64_t i = 0; i < r.local_rows(); ++i) {
     double norm = 0;
-    for (int64_t j = 0; j < d; ++j) norm += double(r.x[i * d + j]) * r.x[i * d + j];
-    for (int64_t j = 0; j < d; ++j)
-      EXPECT_NEAR(c.x[i * d + j], r.x[i * d + j] / std::sqrt(norm), 1e-7);
+    for (int64_t j = 0; j < d; ++j) norm += double(r.row(i)[j]) * r.row(i)[j];
+    for (int64_t j = 0; j < d; ++j) EXPECT_NEAR(c.row(i)[j], r.row(i)[j] / std::sqrt(norm), 1e-7);
   }
-  if (rank() == nranks() - 1) std::fill(r.x.end() - d, r.x.end(), 0.0f);
+  if (rank() == nranks() - 1) std::fill(r.values().end() - d, r.values().end(), 0.0f);
   EXPECT_COLLECTIVE_ERROR(lsgl::apply_metric(kWorld, r, lsgl::Metric::kCosine),
                           "--metric cosine: row 9 is all zeros");
   // An unknown metric is refused where --metric is parsed, with the one message for a choice.
@@ -336,6 +337,33 @@ TEST_F(Io, CosineMetricNormalisesRows) {
                                                    "metric", "manhattan");
                                              }),
                           "unknown --metric 'manhattan' (expected euclidean or cosine)");
+}
+
+// LocalRows copy-on-write: borrowed rows are read in the caller's buffer (copies of them too);
+// --metric euclidean keeps them borrowed, cosine normalises an owned copy and leaves the buffer
+// as it was; values() makes them owned, equal to the buffer.
+TEST_F(Io, BorrowedRowsAreCopiedOnlyToBeModified) {
+  const std::vector<float> buffer = {3, 4, 0, 0, 0, 2};
+  lsgl::LocalRows r;
+  r.n = 2;
+  r.d = 3;
+  r.borrow(buffer.data(), buffer.size());
+  EXPECT_TRUE(r.borrowed());
+  EXPECT_EQ(r.data(), buffer.data());
+  EXPECT_EQ(r.local_rows(), 2);
+  EXPECT_EQ(r.row(1), buffer.data() + 3);
+  lsgl::apply_metric(MPI_COMM_SELF, r, lsgl::Metric::kEuclidean);
+  EXPECT_EQ(r.data(), buffer.data());
+  lsgl::LocalRows c = r;
+  EXPECT_EQ(c.data(), buffer.data());
+  lsgl::apply_metric(MPI_COMM_SELF, c, lsgl::Metric::kCosine);
+  EXPECT_FALSE(c.borrowed());
+  EXPECT_EQ(lsgl::test::values_of(c), std::vector<float>({0.6f, 0.8f, 0, 0, 0, 1}));
+  EXPECT_EQ(buffer, std::vector<float>({3, 4, 0, 0, 0, 2}));
+  EXPECT_EQ(r.data(), buffer.data());
+  EXPECT_EQ(r.values(), buffer);
+  EXPECT_FALSE(r.borrowed());
+  EXPECT_NE(r.data(), buffer.data());
 }
 
 TEST_F(Io, Hdf5RoundTrip) {

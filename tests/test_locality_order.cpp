@@ -37,7 +37,7 @@ LocalRows clustered(MPI_Comm comm, std::int64_t n) {
   rows.n = n;
   rows.d = d;
   rows.begin = part.begin(rank);
-  rows.x.assign(all.begin() + part.begin(rank) * d, all.begin() + part.end(rank) * d);
+  rows.values().assign(all.begin() + part.begin(rank) * d, all.begin() + part.end(rank) * d);
   return rows;
 }
 
@@ -122,7 +122,7 @@ TEST(LocalityOrder, InputAlreadyInOrderIsKept) {
   rows.begin = part.begin(rank);
   for (std::int64_t i = part.begin(rank); i < part.end(rank); ++i) {
     const float t = 0.01f * static_cast<float>(i);
-    for (float v : {t, std::sin(t), std::cos(t), 0.5f * t}) rows.x.push_back(v);
+    for (float v : {t, std::sin(t), std::cos(t), 0.5f * t}) rows.values().push_back(v);
   }
   const LocalityOrder o = locality_order(world(), rows);
   EXPECT_TRUE(o.input.empty());

@@ -12,12 +12,13 @@
 
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/graph/edgeset.hpp"
+#include "lsgl/learn/projection.hpp"
 #include "lsgl/learn/solvers/daitch.hpp"
 #include "lsgl/learn/solvers/knn.hpp"
 #include "lsgl/learn/solvers/l2.hpp"
-#include "lsgl/learn/projection.hpp"
 #include "lsgl/util/dense.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "support.hpp"
 
 using namespace lsgl;
 
@@ -71,7 +72,7 @@ LocalRows local_rows(const Problem& p) {
   r.n = p.n;
   r.d = p.d;
   r.begin = part.begin(rank);
-  r.x.assign(p.x.begin() + part.begin(rank) * p.d, p.x.begin() + part.end(rank) * p.d);
+  r.values().assign(p.x.begin() + part.begin(rank) * p.d, p.x.begin() + part.end(rank) * p.d);
   return r;
 }
 
@@ -495,19 +496,18 @@ TEST(Projection, SameRowsOnAnyRankCountAndDistancesPreservedOnAverage) {
   // Every rank's rows equal those of a projection of all rows at once.
   LocalRows all = rows;
   all.begin = 0;
-  all.x = p.x;
+  all.values() = p.x;
   const LocalRows pa = random_projection(all, 20, 7);
   for (std::int64_t r = 0; r < pr.local_rows(); ++r)
-    for (int c = 0; c < 20; ++c)
-      EXPECT_EQ(pr.x[r * 20 + c], pa.x[(rows.begin + r) * 20 + c]);
+    for (int c = 0; c < 20; ++c) EXPECT_EQ(pr.row(r)[c], pa.row(rows.begin + r)[c]);
   double ratio = 0;
   int count = 0;
   for (std::int64_t i = 0; i < p.n; ++i)
     for (std::int64_t j = i + 1; j < p.n; ++j, ++count)
-      ratio += squared_distance(pa.x.data() + i * 20, pa.x.data() + j * 20, 20) / p.dist(i, j);
+      ratio += squared_distance(pa.row(i), pa.row(j), 20) / p.dist(i, j);
   EXPECT_NEAR(ratio / count, 1.0, 0.25);
   const LocalRows other = random_projection(all, 20, 8);
-  EXPECT_NE(other.x, pa.x);
+  EXPECT_NE(test::values_of(other), test::values_of(pa));
 }
 
 }  // namespace

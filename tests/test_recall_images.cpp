@@ -30,8 +30,8 @@ double sampled_recall(const LocalRows& data, const Candidates& cand, int m) {
     counts[r] = static_cast<int>(part.count(r) * data.d);
     displs[r] = static_cast<int>(part.begin(r) * data.d);
   }
-  MPI_Allgatherv(data.x.data(), static_cast<int>(data.x.size()), MPI_FLOAT, all.data(),
-                 counts.data(), displs.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  MPI_Allgatherv(data.data(), static_cast<int>(data.size()), MPI_FLOAT, all.data(), counts.data(),
+                 displs.data(), MPI_FLOAT, MPI_COMM_WORLD);
   double hits = 0;
   int sampled = 0;
   for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
@@ -112,8 +112,8 @@ TEST(RecallImages, ProjectedListsAreTheirDefinition) {
   const ann::Projection proj = ann::fit_projection(MPI_COMM_SELF, whole, dims, p.seed);
   std::vector<float> y(static_cast<std::size_t>(whole.n * dims));
   std::vector<double> slack(static_cast<std::size_t>(whole.n));
-  ann::project_rows(proj, dims, whole.x.data(), whole.n, y.data(), slack.data());
-  const test::ProjectedRows pr{y.data(), whole.x.data(), whole.n, dims, whole.d, home.data()};
+  ann::project_rows(proj, dims, whole.data(), whole.n, y.data(), slack.data());
+  const test::ProjectedRows pr{y.data(), whole.data(), whole.n, dims, whole.d, home.data()};
   for (std::int64_t i = 0; i < cand.local_rows(); i += 7) {  // every 7th local row
     const std::int64_t g = cand.begin + i;
     int own = 0;

@@ -255,7 +255,7 @@ LocalRows scaled_rows(std::int64_t n, std::int64_t d, float scale) {
   for (std::int64_t i = 0; i < n * d; ++i) {
     const double u = 2.0 * rng.uniform() - 1.0;
     const float v = i == 0 ? scale : static_cast<float>(u * scale);
-    if (i >= rows.begin * d && i < part.end(comm_rank(kWorld)) * d) rows.x.push_back(v);
+    if (i >= rows.begin * d && i < part.end(comm_rank(kWorld)) * d) rows.values().push_back(v);
   }
   return rows;
 }
@@ -264,11 +264,11 @@ LocalRows scaled_rows(std::int64_t n, std::int64_t d, float scale) {
 std::vector<std::int64_t> brute_force(const LocalRows& rows, int m) {
   std::vector<float> all(static_cast<std::size_t>(rows.n * rows.d));
   std::vector<int> counts(comm_size(kWorld)), offsets(comm_size(kWorld));
-  const int mine = static_cast<int>(rows.x.size());
+  const int mine = static_cast<int>(rows.size());
   MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, kWorld);
   for (int r = 1; r < comm_size(kWorld); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  MPI_Allgatherv(rows.x.data(), mine, MPI_FLOAT, all.data(), counts.data(), offsets.data(),
-                 MPI_FLOAT, kWorld);
+  MPI_Allgatherv(rows.data(), mine, MPI_FLOAT, all.data(), counts.data(), offsets.data(), MPI_FLOAT,
+                 kWorld);
   std::vector<std::int64_t> out;
   for (std::int64_t i = rows.begin; i < rows.begin + rows.local_rows(); ++i) {
     std::vector<std::pair<long double, std::int64_t>> l;

@@ -102,8 +102,10 @@ def learn(X, k=10, *, model="log", r=3.0, ann="auto", metric="euclidean", suppor
     also returns D, a csr_array of the same pattern holding each edge's distance
     (/graph/distances: ||x_i - x_j||, or 1 - cos with metric="cosine"). return_info=True also
     returns a dict: the attributes of /graph and the run's summary (summary_lines: the lines the
-    command line prints). The result is W, (W, D), (W, info) or (W, D, info). Bad input raises
-    ValueError with the command line's message."""
+    command line prints; x_copied: whether this rank's rows of X were copied, False for a
+    C-contiguous float32 X with the euclidean metric). The result is W, (W, D), (W, info) or
+    (W, D, info). Bad input raises ValueError with the command line's message. X must not change
+    during the call (e.g. in a progress callback): the library reads it in place."""
     x = _rows(X, comm)
     for name, value in (("candidates", candidates), ("resume", resume)):
         if value is not None and not os.path.exists(value):
@@ -125,6 +127,8 @@ def learn(X, k=10, *, model="log", r=3.0, ann="auto", metric="euclidean", suppor
         out.append(_csr(indptr, indices, dist, n, begin))
     if return_info:
         info = dict(summary)
+        in_place = isinstance(X, np.ndarray) and np.may_share_memory(x, X)
+        info["x_copied"] = not (info.pop("rows_borrowed") and in_place)
         info.update(attrs)
         out.append(info)
     return out[0] if len(out) == 1 else tuple(out)

@@ -501,7 +501,7 @@ void lay_out_cells(MPI_Comm comm, const LocalRows& data, int threads, CellAssign
   neighbour_cells(comm, lay);
 
   // Every local row to its nearest centroid; cell sizes over all ranks.
-  a.home = nearest_cells(lay, data.x.data(), rows, threads);
+  a.home = nearest_cells(lay, data.data(), rows, threads);
   std::vector<std::int64_t> local(lay.cells, 0), before(lay.cells, 0);
   for (int c : a.home) ++local[c];
   lay.size.resize(lay.cells);

@@ -404,8 +404,8 @@ PartitionSearch::PartitionSearch(MPI_Comm comm, const LocalRows& data, const Loc
   if (size_ == 1) {  // one index over all rows: nothing to regroup or route
     report_.cells = 1;
     held_ = data.local_rows();
-    block_.x = data.x.data();
-    block_.full = full ? full->x.data() : nullptr;
+    block_.x = data.data();
+    block_.full = full ? full->data() : nullptr;
     block_.begin = data.begin;
     block_.rows = held_;
   } else {

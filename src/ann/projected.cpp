@@ -280,12 +280,14 @@ ProjectedPlan plan_projected(MPI_Comm comm, const LocalRows& data, int m, const 
   plan.rows.n = data.n;
   plan.rows.d = w;
   plan.rows.begin = data.begin;
-  plan.rows.x.resize(static_cast<std::size_t>(rows * w));
+  std::vector<float>& projected_values = plan.rows.values();
+  projected_values.resize(static_cast<std::size_t>(rows * w));
+  float* projected = projected_values.data();
   plan.slack.resize(static_cast<std::size_t>(rows));
 #pragma omp parallel for num_threads(p.threads) schedule(static)
   for (std::int64_t b = 0; b < rows; b += 1024) {
     const std::int64_t nb = std::min<std::int64_t>(1024, rows - b);
-    project_rows(plan.projection, plan.dims, data.row(b), nb, plan.rows.x.data() + b * w,
+    project_rows(plan.projection, plan.dims, data.row(b), nb, projected + b * w,
                  plan.slack.data() + b);
   }
   stage_line(*p.monitor, "k-means cells of the projected rows");

@@ -40,7 +40,7 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
   const int size = comm_size(comm), rank = comm_rank(comm);
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
   const std::int64_t d = data.d, rows = data.local_rows();
-  const RowBlock block{data.x.data(), rows, d, nullptr, data.begin};
+  const RowBlock block{data.data(), rows, d, nullptr, data.begin};
   SearchReport report;
   report.route = AnnRoute::kRing;
 
@@ -51,7 +51,7 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
                                   const std::vector<double>&) {
     return static_cast<std::int64_t>(sampled.size()) * (size - 1);
   };
-  engine = build_engine(comm, p, data.x.data(), rows, d, m, 0, extra, report);
+  engine = build_engine(comm, p, data.data(), rows, d, m, 0, extra, report);
   report.seconds_index = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
 
@@ -64,7 +64,7 @@ Candidates ring_candidates(MPI_Comm comm, const LocalRows& data, int m, const An
                     "rank 0's ring steps searched");
   std::vector<double> bound;  // the visiting queries' m-th distances so far
   for (int step = 0; step < size; ++step) {
-    const float* qx = step == 0 ? data.x.data() : vx.data();
+    const float* qx = step == 0 ? data.data() : vx.data();
     collectively(comm, [&] {
       bound.resize(static_cast<std::size_t>(vrows));
       for (std::int64_t q = 0; q < vrows; ++q) bound[q] = lists[q * m + m - 1].dist;

@@ -17,25 +17,24 @@ std::int64_t SampleBlocks::begin(int rank) const {
 std::int64_t SampleBlocks::end(int rank) const { return begin(rank + 1); }
 
 template <class T>
-std::vector<T> to_sample_blocks(MPI_Comm comm, const std::vector<T>& local,
+std::vector<T> to_sample_blocks(MPI_Comm comm, const T* local, std::size_t count,
                                 std::int64_t from_begin, std::int64_t width,
                                 const SampleBlocks& blocks) {
   const int size = comm_size(comm);
-  const std::int64_t rows = width > 0 ? static_cast<std::int64_t>(local.size()) / width : 0;
+  const std::int64_t rows = width > 0 ? static_cast<std::int64_t>(count) / width : 0;
   std::vector<std::vector<T>> send(size);
   for (int p = 0; p < size; ++p) {
     const std::int64_t lo = std::max(from_begin, blocks.begin(p));
     const std::int64_t hi = std::min(from_begin + rows, blocks.end(p));
     if (lo < hi)
-      send[p].assign(local.begin() + (lo - from_begin) * width,
-                     local.begin() + (hi - from_begin) * width);
+      send[p].assign(local + (lo - from_begin) * width, local + (hi - from_begin) * width);
   }
   return alltoallv(comm, send);
 }
 
-template std::vector<float> to_sample_blocks(MPI_Comm, const std::vector<float>&, std::int64_t,
+template std::vector<float> to_sample_blocks(MPI_Comm, const float*, std::size_t, std::int64_t,
                                              std::int64_t, const SampleBlocks&);
-template std::vector<std::int64_t> to_sample_blocks(MPI_Comm, const std::vector<std::int64_t>&,
+template std::vector<std::int64_t> to_sample_blocks(MPI_Comm, const std::int64_t*, std::size_t,
                                                     std::int64_t, std::int64_t,
                                                     const SampleBlocks&);
 
@@ -44,7 +43,7 @@ LocalRows to_sample_blocks(MPI_Comm comm, const LocalRows& rows, const SampleBlo
   out.n = rows.n;
   out.d = rows.d;
   out.begin = blocks.begin(comm_rank(comm));
-  out.x = to_sample_blocks(comm, rows.x, rows.begin, rows.d, blocks);
+  out.values() = to_sample_blocks(comm, rows.data(), rows.size(), rows.begin, rows.d, blocks);
   return out;
 }
 

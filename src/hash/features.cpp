@@ -106,7 +106,7 @@ FeatureMap fit_features(MPI_Comm comm, const SampleBlocks& blocks, const LocalRo
     const double inv = 1.0 / (2.0 * f.sigma * f.sigma);
     for (double& v : phi) v = std::exp(-v * inv);
   } else {
-    phi = f.apply(rows.x.data(), local);
+    phi = f.apply(rows.data(), local);
   }
   f.mean = sample_column_sums(comm, blocks, phi.data(), f.dim(), local);
   for (double& v : f.mean) v /= static_cast<double>(rows.n);

@@ -210,9 +210,9 @@ LocalRows read_raw_rows(MPI_Comm comm, const std::string& path, DataFormat forma
   const Partition part(out.n, comm_size(comm));
   const int rank = comm_rank(comm);
   out.begin = part.begin(rank);
-  read_elements(r, a, out.begin * out.d, part.count(rank) * out.d, out.x, path);
+  read_elements(r, a, out.begin * out.d, part.count(rank) * out.d, out.values(), path);
   if (a.elem == Elem::kU8) {
-    for (float& v : out.x) v /= 255.0f;
+    for (float& v : out.values()) v /= 255.0f;
   }
   return out;
 }
@@ -222,9 +222,9 @@ LocalRows read_raw_rows(MPI_Comm comm, const std::string& path, DataFormat forma
 // out of range (a real NaN or Inf is left to the caller's check).
 void check_float64_range(const h5::File& f, const std::string& dataset, const std::string& path,
                          const LocalRows& out) {
-  const auto bad =
-      std::find_if(out.x.begin(), out.x.end(), [](float v) { return !std::isfinite(v); });
-  const int64_t at = bad - out.x.begin(), row = bad == out.x.end() ? -1 : at / out.d;
+  const float* end = out.data() + out.size();
+  const float* bad = std::find_if(out.data(), end, [](float v) { return !std::isfinite(v); });
+  const int64_t at = bad - out.data(), row = bad == end ? -1 : at / out.d;
   const std::vector<double> again =
       h5::read_2d<double>(f, dataset, out.begin + std::max<int64_t>(row, 0), row >= 0 ? 1 : 0);
   std::ostringstream s;
@@ -285,7 +285,7 @@ LocalRows read_hdf5_rows(MPI_Comm comm, const std::string& path, const std::stri
   collective_check(comm, out.d > 0, name + " has no columns (d = 0)");
   const Partition part(out.n, comm_size(comm));
   out.begin = part.begin(comm_rank(comm));
-  out.x = h5::read_2d<float>(f, dataset, out.begin, part.count(comm_rank(comm)));
+  out.values() = h5::read_2d<float>(f, dataset, out.begin, part.count(comm_rank(comm)));
   if (info.type_size == 8) check_float64_range(f, dataset, path, out);
   return out;
 }
@@ -374,10 +374,10 @@ LocalRows read_dataset(MPI_Comm comm, const std::string& path, const std::string
 
 void check_finite_rows(MPI_Comm comm, const LocalRows& rows, const std::string& source) {
   // Row and column in the message are 0-based; the lowest failing rank holds the first one.
-  const auto bad =
-      std::find_if(rows.x.begin(), rows.x.end(), [](float v) { return !std::isfinite(v); });
-  const auto at = static_cast<int64_t>(bad - rows.x.begin());
-  collective_check(comm, bad == rows.x.end(),
+  const float* end = rows.data() + rows.size();
+  const float* bad = std::find_if(rows.data(), end, [](float v) { return !std::isfinite(v); });
+  const auto at = static_cast<int64_t>(bad - rows.data());
+  collective_check(comm, bad == end,
                    "input contains NaN or Inf values (first at row " +
                        std::to_string(rows.begin + (rows.d > 0 ? at / rows.d : 0)) + ", column " +
                        std::to_string(rows.d > 0 ? at % rows.d : 0) + ") in " + source);

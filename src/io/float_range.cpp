@@ -21,7 +21,8 @@ double single_precision_min_abs() {
 
 void check_single_precision_range(MPI_Comm comm, const LocalRows& data, const std::string& what) {
   double s = 0.0;
-  for (const float v : data.x) {
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const float v = data.data()[i];
     const double a = std::fabs(static_cast<double>(v));
     if (!(a <= s)) s = std::isnan(a) ? HUGE_VAL : a;
   }

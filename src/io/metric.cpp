@@ -9,8 +9,9 @@ namespace lsgl {
 void apply_metric(MPI_Comm comm, LocalRows& data, Metric metric) {
   if (metric == Metric::kEuclidean) return;
   std::int64_t zero_row = -1;
+  float* values = data.values().data();  // borrowed rows are copied here (copy-on-write)
   for (std::int64_t r = 0; r < data.local_rows(); ++r) {
-    float* x = data.x.data() + r * data.d;
+    float* x = values + r * data.d;
     double sum = 0.0;
     for (std::int64_t c = 0; c < data.d; ++c) sum += static_cast<double>(x[c]) * x[c];
     if (sum == 0.0) {

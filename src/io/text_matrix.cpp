@@ -385,7 +385,7 @@ LocalRows read_plain(MPI_Comm comm, const std::string& path, const TextMatrixLay
   collectively(comm, [&] {
     if (part.count(rank) == 0) return;
     LineReader r(path, false, where[2 * rank]);
-    parse_rows(r, where[2 * rank + 1], 0, part.count(rank), layout, path, out.x);
+    parse_rows(r, where[2 * rank + 1], 0, part.count(rank), layout, path, out.values());
   });
   return out;
 }
@@ -417,7 +417,7 @@ LocalRows read_gz(MPI_Comm comm, const std::string& path, const TextMatrixLayout
     const char* e = nullptr;
     int64_t offset = 0;
     for (int64_t line = 1; line < layout.data_line; ++line) r.next(b, e, offset);
-    parse_rows(r, layout.data_line, out.begin, count, layout, path, out.x);
+    parse_rows(r, layout.data_line, out.begin, count, layout, path, out.values());
   });
   return out;
 }

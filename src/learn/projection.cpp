@@ -19,7 +19,8 @@ LocalRows random_projection(const LocalRows& data, int p, std::uint64_t seed) {
   out.d = p;
   out.begin = data.begin;
   const std::int64_t rows = data.local_rows();
-  out.x.assign(static_cast<std::size_t>(rows * p), 0.0f);
+  std::vector<float>& values = out.values();
+  values.assign(static_cast<std::size_t>(rows * p), 0.0f);
   std::vector<double> acc(p);
   for (std::int64_t r = 0; r < rows; ++r) {
     std::fill(acc.begin(), acc.end(), 0.0);
@@ -30,7 +31,7 @@ LocalRows random_projection(const LocalRows& data, int p, std::uint64_t seed) {
       const double* g = G.data() + j * p;
       for (int c = 0; c < p; ++c) acc[c] += xj * g[c];
     }
-    for (int c = 0; c < p; ++c) out.x[r * p + c] = static_cast<float>(acc[c] * scale);
+    for (int c = 0; c < p; ++c) values[r * p + c] = static_cast<float>(acc[c] * scale);
   }
   return out;
 }

@@ -147,7 +147,7 @@ void train_model(MPI_Comm comm, const HashTrainOptions& o, LocalRows& rows,
   rows = hash::to_sample_blocks(comm, rows, blocks);
   NodeLabels lab;
   if (has_labels) {
-    raw = hash::to_sample_blocks(comm, raw, old_begin, 1, blocks);
+    raw = hash::to_sample_blocks(comm, raw.data(), raw.size(), old_begin, 1, blocks);
     lab = make_node_labels(comm, raw, kMaxClasses);
     collective_check(comm, lab.unlabelled == 0,
                      labels_name + " marks " + std::to_string(lab.unlabelled) +
@@ -164,7 +164,7 @@ void train_model(MPI_Comm comm, const HashTrainOptions& o, LocalRows& rows,
     db.n = rows.n;
     db.begin = rows.begin;
     db.bits = m.bits;
-    db.codes = hash::pack_codes(hash::encode(comm, m, rows.x.data(), rows.local_rows()), m.bits);
+    db.codes = hash::pack_codes(hash::encode(comm, m, rows.data(), rows.local_rows()), m.bits);
     db.has_labels = has_labels;
     db.labels = raw;
   });
@@ -264,7 +264,7 @@ std::vector<std::uint8_t> encode_rows(MPI_Comm comm, const HashTrained& t, Local
                        std::to_string(t.model.features.input_dim));
   check_finite_rows(comm, rows, "the data");
   apply_metric(comm, rows, t.metric);
-  return hash::pack_codes(hash::encode(comm, t.model, rows.x.data(), rows.local_rows()),
+  return hash::pack_codes(hash::encode(comm, t.model, rows.data(), rows.local_rows()),
                           t.model.bits);
 }
 

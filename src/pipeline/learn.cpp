@@ -378,6 +378,7 @@ void resume_phase(LearnRun& run) {
 void learn_phase(LearnRun& run) {
   run.s.allowed_edges = run.edges->global_edges();
   run.info("  " + run.model->prepared_line(run.s.allowed_edges));
+  run.s.rows_borrowed = run.data.borrowed();
   LocalRows features = run.model->needs_features() ? std::move(run.data) : LocalRows();
   run.data = LocalRows();
   run.s.t_learn = timed_phase(run.comm, "learn", run.monitor, [&] {

@@ -3,8 +3,9 @@
 rank passes its block of rows with comm= and receives its rows of the graph; the rows gathered
 equal the graph of one process (the same call on MPI_COMM_SELF, which python_tests.py compares
 with `lsgl learn`), for the log and knn models with exact search, so the graph is the same at
-every rank count. lsgl.eval, lsgl.densest and lsgl.hash with comm= (each rank its rows of W, the
-labels, X) equal their one-process results (python_tests.py compares those with the commands):
+every rank count; a float32 C-contiguous block is read in place (x_copied). lsgl.eval,
+lsgl.densest and lsgl.hash with comm= (each rank its rows of W, the labels, X) equal their
+one-process results (python_tests.py compares those with the commands):
 the eval numbers, the predictions and embedding gathered, the densest set, the hash codes and MAP.
 Bad input on one rank raises the same ValueError on every rank (no hang).
 Rank 0 prints PASS/FAIL lines and `N passed, N failed`; every rank exits 1 on a failure.
@@ -70,6 +71,9 @@ check("theta: the value of one process", abs(t - t1) <= 1e-12 * t1, f"{t} vs {t1
 
 
 W1 = lsgl.learn(X, 6, ann="exact")  # every rank: the graph of one process
+_, info = lsgl.learn(X[begin:end], 6, ann="exact", comm=comm, return_info=True)  # float32 C
+check("float32 C block: read in place (x_copied False)", info["x_copied"] is False,
+      info["x_copied"])
 Y = np.repeat(np.arange(4), 150).astype(np.int64)
 Y[::7] = -1
 for name, kw in [("fraction", dict(known_fraction=0.05)),

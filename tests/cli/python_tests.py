@@ -4,7 +4,8 @@ process. Usage: python_tests.py LSGL MPIEXEC, with the built package on PYTHONPA
 
 - lsgl.learn equals the graph `lsgl learn` writes for the same data and options (read with h5py)
   to 1e-12 (log with fdpg, fbf and cosine; knn); symmetric; knn weights in (0, 1].
-- every dtype/order/view of X gives the same graph; lsgl.theta equals `lsgl theta`.
+- every dtype/order/view of X gives the same graph; a C-contiguous float32 X is not copied
+  (info x_copied) and stays unchanged with metric="cosine"; lsgl.theta equals `lsgl theta`.
 - bad input raises ValueError with the command line's one-line message, and the interpreter
   goes on to the next call; read_graph/write_graph round trips; docs/python.md's example runs.
 - learn(candidates=, checkpoint=, resume=) gives the graphs of --candidates, --checkpoint and
@@ -36,7 +37,7 @@ import lsgl
 subprocess.run = functools.partial(subprocess.run, env=dict(os.environ))
 
 suite = Suite("lsgl-python-", ranks=1, timeout=300)
-X, _ = four_blobs()  # 600 x 5 float64
+X, _ = four_blobs()  # 600 x 5 float32, C order
 path = suite.path("x.h5")
 write_h5(path, "X", X.astype(np.float32))
 
@@ -90,19 +91,36 @@ def learn_equals_cli():
 
 
 def layouts_same_graph():
-    W = lsgl.learn(X, 6, ann="exact")
+    """A C-contiguous float32 X is read in place (info x_copied: not copied by the module nor the
+    library); every other dtype/order/view is converted once and gives the identical graph. With
+    metric="cosine" the library normalises a copy of the rows and leaves X unchanged."""
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    X64 = X32.astype(np.float64)  # the same values
+    W, info = lsgl.learn(X32, 6, ann="exact", return_info=True)
+    suite.check("learn: float32 C is read in place (x_copied False)", info["x_copied"] is False,
+                info["x_copied"])
     wide = np.zeros((1200, 9))
-    wide[::2, 2:7] = X
+    wide[::2, 2:7] = X64
     variants = {
-        "float32 C": X.astype(np.float32),
-        "float64 Fortran": np.asfortranarray(X),
-        "float32 Fortran": np.asfortranarray(X, dtype=np.float32),
+        "float64 C": X64,
+        "float64 Fortran": np.asfortranarray(X64),
+        "float32 Fortran": np.asfortranarray(X32),
         "strided view": wide[::2, 2:7],
-        "list of lists": X.astype(np.float32).tolist(),
+        "list of lists": X32.tolist(),
     }
     for name, V in variants.items():
-        ok, detail = same_graph(lsgl.learn(V, 6, ann="exact"), W, 0)
-        suite.check(f"learn: {name} gives the same graph", ok, detail)
+        W_v, info = lsgl.learn(V, 6, ann="exact", return_info=True)
+        ok, detail = same_graph(W_v, W, 0)
+        suite.check(f"learn: {name} gives the graph of float32 C", ok, detail)
+        suite.check(f"learn: {name} is copied (x_copied True)", info["x_copied"] is True,
+                    info["x_copied"])
+    before = X32.copy()
+    W_c, info = lsgl.learn(X32, 6, ann="exact", metric="cosine", return_info=True)
+    suite.check("learn cosine: X is left unchanged", np.array_equal(X32, before))
+    suite.check("learn cosine: the rows are copied (x_copied True)", info["x_copied"] is True,
+                info["x_copied"])
+    ok, detail = same_graph(W_c, lsgl.learn(X64, 6, ann="exact", metric="cosine"), 0)
+    suite.check("learn cosine: float32 C gives the graph of float64 C", ok, detail)
 
 
 def theta_equals_cli():

@@ -5,6 +5,7 @@
 // and the codes do not depend on the number of ranks.
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,9 +24,10 @@ struct SampleBlocks {
 };
 
 // Collective. Moves rows (each `width` values of T) from the row partition Partition(n, size),
-// where this rank holds `local` starting at global row `from_begin`, to the sample blocks.
+// where this rank holds the `count` values at `local` starting at global row `from_begin`, to
+// the sample blocks.
 template <class T>
-std::vector<T> to_sample_blocks(MPI_Comm comm, const std::vector<T>& local,
+std::vector<T> to_sample_blocks(MPI_Comm comm, const T* local, std::size_t count,
                                 std::int64_t from_begin, std::int64_t width,
                                 const SampleBlocks& blocks);
 

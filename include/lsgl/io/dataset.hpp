@@ -6,6 +6,7 @@
 // .npy and IDX files are read through zlib, so gzip-compressed copies (.gz) work too.
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,14 +15,44 @@
 
 namespace lsgl {
 
-// This rank's block of rows of an n x d matrix, row-major float32.
-struct LocalRows {
+// This rank's block of rows of an n x d matrix, row-major float32: (end - begin) * d values,
+// either owned (a std::vector) or borrowed, a view of a caller's buffer (the Python module passes
+// a C-contiguous float32 NumPy array so, without copying it). A borrowed buffer must outlive this
+// object and its copies and must not change meanwhile; copying borrowed rows copies the view.
+// Reading (data, row) never copies. Copy-on-write: values() is the only access that can modify or
+// replace the rows, and on borrowed rows it first copies them into an owned vector, so code that
+// modifies rows in place (apply_metric's cosine normalisation) copies them only then and never
+// writes to the caller's buffer.
+class LocalRows {
+ public:
   std::int64_t n = 0;      // global number of rows
   std::int64_t d = 0;      // number of columns
   std::int64_t begin = 0;  // global index of the first local row
-  std::vector<float> x;    // (end - begin) * d values
-  std::int64_t local_rows() const { return d > 0 ? static_cast<std::int64_t>(x.size()) / d : 0; }
-  const float* row(std::int64_t local) const { return x.data() + local * d; }
+
+  const float* data() const { return view_ ? view_ : owned_.data(); }
+  std::size_t size() const { return view_ ? view_size_ : owned_.size(); }  // number of values
+  std::int64_t local_rows() const { return d > 0 ? static_cast<std::int64_t>(size()) / d : 0; }
+  const float* row(std::int64_t local) const { return data() + local * d; }
+  bool borrowed() const { return view_ != nullptr; }
+
+  // The owned values, to fill, modify or replace; borrowed rows are copied into them first.
+  std::vector<float>& values() {
+    if (view_) owned_.assign(view_, view_ + view_size_);
+    view_ = nullptr;
+    view_size_ = 0;
+    return owned_;
+  }
+  // Borrows the `count` values at `values` (nullptr or count 0: no rows, owned and empty).
+  void borrow(const float* values, std::size_t count) {
+    owned_ = std::vector<float>();
+    view_ = count > 0 ? values : nullptr;
+    view_size_ = count > 0 ? count : 0;
+  }
+
+ private:
+  const float* view_ = nullptr;
+  std::size_t view_size_ = 0;
+  std::vector<float> owned_;
 };
 
 // Collective. A 64-bit fingerprint of the whole matrix (n, d and every value), the same on any

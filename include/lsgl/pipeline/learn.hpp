@@ -106,6 +106,9 @@ struct LearnSummary {
   double learn_bandwidth = 0.0;         // effective bytes/s of the iterations, all ranks
   std::int64_t bytes_sent_max = 0;      // largest bytes sent by one rank per iteration
   bool interrupted = false;  // stopped by SIGUSR1/SIGTERM (checkpointed when asked)
+  // learn_rows: this rank's rows were still the caller's (LocalRows::borrowed, not copied) when
+  // the learning began; false after a copy (--metric cosine) and in run_learn (rows read).
+  bool rows_borrowed = false;
   std::int64_t peak_rss_max = 0;  // largest peak RSS over ranks, bytes
   std::int64_t peak_rss_sum = 0;  // sum of peak RSS over ranks, bytes
 };
@@ -135,7 +138,8 @@ struct LearnedGraph {
 // Collective. run_learn on rows held in memory (each rank its Partition block of the n x d
 // matrix, float32 row-major; opt.input and opt.output unused), returning the graph in `out`
 // instead of writing a file (the Python module). Every check of run_learn applies, and NaN or
-// Inf in the rows throws CollectiveError (io/dataset.hpp: check_finite_rows).
+// Inf in the rows throws CollectiveError (io/dataset.hpp: check_finite_rows). Borrowed rows are
+// read in place: only --metric cosine copies them (copy-on-write, LocalRows).
 LearnSummary learn_rows(MPI_Comm comm, const LearnOptions& opt, LocalRows data, LearnedGraph& out,
                         Monitor& monitor = null_monitor());
 

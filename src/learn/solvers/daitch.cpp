@@ -15,7 +15,7 @@ DaitchOperator::DaitchOperator(const EdgeSet& edges, const LocalRows& x)
                        x.local_rows() == edges.local_nodes() && x.d >= 1,
                    "DaitchOperator: the feature rows do not match the edge set's nodes");
   x_ = edges.make_node_vector(d_);
-  std::copy(x.x.begin(), x.x.end(), x_->values());
+  std::copy(x.data(), x.data() + x.size(), x_->values());
   x_->forward();
 }
 
