@@ -350,16 +350,16 @@ void prepare_phase(LearnRun& run, const Candidates& cand) {
     std::vector<double>* listings = run.model->needs_listings() ? &run.listings : nullptr;
     run.edges = std::make_unique<EdgeSet>(
         run.order.input.empty()
-            ? EdgeSet::from_candidates(run.comm, run.data.n, cand, listings)
-            : EdgeSet::from_pairs(run.comm, run.data.n,
-                                  renumbered_pairs(run.comm, run.data.n, cand, run.order),
+            ? EdgeSet::from_candidates(run.comm, run.s.n, cand, listings)
+            : EdgeSet::from_pairs(run.comm, run.s.n,
+                                  renumbered_pairs(run.comm, run.s.n, cand, run.order),
                                   listings, RepeatValues::kSum));
     run.model->prepare(cand);
   });
   if (!run.o.candidates.empty()) {
     // Each allowed pair is listed by one of its nodes or by both: with D = n m listed pairs and
     // U allowed pairs, 2U - D are listed by one node only.
-    const std::int64_t listed = run.data.n * cand.m, allowed = run.edges->global_edges();
+    const std::int64_t listed = run.s.n * cand.m, allowed = run.edges->global_edges();
     run.info(
         strprintf("  %lld of %lld allowed pairs are listed by one of their nodes only (kept: "
                   "the allowed pairs are the union of the lists)",
@@ -375,11 +375,17 @@ void resume_phase(LearnRun& run) {
   });
 }
 
+// Local. After the search the rows are freed, before the allowed edge set is built (that phase
+// set the peak memory: docs/benchmarks.md), unless the model learns from them (needs_features).
+void release_rows(LearnRun& run) {
+  run.s.rows_borrowed = run.data.borrowed();
+  if (!run.model->needs_features()) run.data = LocalRows();
+}
+
 void learn_phase(LearnRun& run) {
   run.s.allowed_edges = run.edges->global_edges();
   run.info("  " + run.model->prepared_line(run.s.allowed_edges));
-  run.s.rows_borrowed = run.data.borrowed();
-  LocalRows features = run.model->needs_features() ? std::move(run.data) : LocalRows();
+  LocalRows features = std::move(run.data);
   run.data = LocalRows();
   run.s.t_learn = timed_phase(run.comm, "learn", run.monitor, [&] {
     const double t0 = MPI_Wtime();
@@ -588,10 +594,14 @@ LearnSummary run_all(LearnRun& run) {
   read_phase(run);
   if (o.resume.empty()) check_enough_points(run);
   order_phase(run);
-  if (o.resume.empty())
-    prepare_phase(run, candidates_phase(run));
-  else
+  if (o.resume.empty()) {
+    const Candidates cand = candidates_phase(run);
+    release_rows(run);
+    prepare_phase(run, cand);
+  } else {
     resume_phase(run);
+    release_rows(run);
+  }
   learn_phase(run);
   if (run.s.interrupted) return run.s;
   measure_learning(run);
