@@ -13,10 +13,11 @@ packages=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev petsc-
           python3-dev dataset-fashion-mnist python3 python3-h5py python3-scipy python3-numpy
           python3-mpi4py)
 # --test (jobs/test.sh): also the test-only packages, the tools whose loaders the tests check on
-# learned graphs (cli_ecosystem: AnnData input, NetworkX, igraph, R's Matrix and hdf5r).
+# learned graphs (cli_ecosystem: AnnData input, NetworkX, igraph, R's Matrix and hdf5r) and pytest
+# for the Python module's tests (tests/python/).
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3-anndata python3-networkx python3-igraph r-base-core r-cran-matrix
-             r-cran-hdf5r)
+             r-cran-hdf5r python3-pytest)
 fi
 # --sanitizers (CI, jobs/sanitize.sh, jobs/fuzz/run_fuzzers.sh): clang 14 with its sanitizer and
 # libFuzzer runtimes, LLVM's OpenMP runtime with the Archer tool (ThreadSanitizer) and
