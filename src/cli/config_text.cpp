@@ -17,6 +17,12 @@ struct Substitutions : po::error_with_option_name {
   }
 };
 
+// Local. e.what(), with Boost's placeholders in the values defused first.
+std::string safe_what(std::exception& e) {
+  if (auto* named = dynamic_cast<po::error_with_option_name*>(&e)) defuse_placeholders(*named);
+  return e.what();
+}
+
 std::string trimmed(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
   if (first == std::string::npos) return "";
@@ -32,11 +38,8 @@ std::vector<po::option> line_options(const std::string& line, const po::options_
   std::vector<po::option> options;
   try {
     options = po::parse_config_file(in, desc, true).options;
-  } catch (po::error_with_option_name& e) {
-    defuse_placeholders(e);
-    throw std::runtime_error(std::string(e.what()) + ": expected 'option = value'");
-  } catch (const po::error& e) {
-    throw std::runtime_error(std::string(e.what()) + ": expected 'option = value'");
+  } catch (po::error& e) {
+    throw std::runtime_error(safe_what(e) + ": expected 'option = value'");
   }
   for (const po::option& o : options) {
     if (!o.unregistered) continue;
@@ -50,9 +53,11 @@ std::vector<po::option> line_options(const std::string& line, const po::options_
 }  // namespace
 
 void defuse_placeholders(po::error_with_option_name& e) {
+  const std::string zero_width_space = "\u200b";
   for (auto& [name, value] : Substitutions::of(e))
-    for (std::size_t at = value.find('%'); at != std::string::npos; at = value.find('%', at + 4))
-      value.insert(at + 1, "\u200b");
+    for (std::size_t at = value.find('%'); at != std::string::npos;
+         at = value.find('%', at + 1 + zero_width_space.size()))
+      value.insert(at + 1, zero_width_space);
 }
 
 void store_config_text(const std::string& text, const std::string& source,
@@ -77,11 +82,8 @@ void store_config_text(const std::string& text, const std::string& source,
       one.options.push_back(o);
       try {
         po::store(one, vm);
-      } catch (po::error_with_option_name& e) {
-        defuse_placeholders(e);
-        throw std::runtime_error(where + e.what());
-      } catch (const std::exception& e) {  // Boost's errors, and a choice's (ChoiceValue)
-        throw std::runtime_error(where + e.what());
+      } catch (std::exception& e) {  // Boost's errors, and a choice's (ChoiceValue)
+        throw std::runtime_error(where + safe_what(e));
       }
     }
   }
