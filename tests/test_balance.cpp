@@ -14,7 +14,10 @@
 #include "lsgl/dpcd/dense_subgraph.hpp"
 #include "lsgl/dpcd/relaxations.hpp"
 #include "lsgl/graph/balance.hpp"
+#include "lsgl/graph/graph_input.hpp"
+#include "lsgl/graph/graph_io.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "support.hpp"
 
 using namespace lsgl;
 
@@ -132,6 +135,36 @@ TEST(Balance, RowsMoveToBlocksOfEqualWorkWhateverTheirLayout) {
   }
   // The hubs' rows (0-2) make the first block at most 2/3 of the equal one.
   if (size > 1) EXPECT_LT(want[1], Partition(n, size).end(0) * 2 / 3);
+}
+
+TEST(Balance, ReadersPlaceRowsInBalancedBlocks) {
+  const int size = comm_size(world()), rank = comm_rank(world());
+  const std::int64_t n = 301;
+  const Rows g = hub_graph(n, 3);
+  const std::vector<std::int64_t> want = expected_starts(g, size);
+  const LocalCsr expected = block(g, want[rank], want[rank + 1]);
+  const std::string dir = test::shared_tmpdir("lsgl-balance");
+  const Partition equal(n, size);
+  const std::string h5 = dir + "/hub.h5";
+  write_graph(world(), h5, block(g, equal.begin(rank), equal.end(rank)), {}, {});
+  std::string text;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (const auto& [j, w] : g[i])
+      if (i < j)
+        text += std::to_string(i) + " " + std::to_string(j) + " " + std::to_string(w) + "\n";
+  const std::string edges = test::write_shared_file(dir, "hub.txt", text);
+  GraphInputOptions opt;
+  opt.blocks = RowBlocks::kBalanced;
+  for (const LocalCsr& m :
+       {read_graph(world(), h5, RowBlocks::kBalanced), read_graph_input(world(), h5, opt, nullptr),
+        read_graph_input(world(), edges, opt, nullptr)}) {
+    EXPECT_EQ(m.begin, want[rank]);
+    EXPECT_EQ(m.indptr, expected.indptr);
+    EXPECT_EQ(m.indices, expected.indices);
+    EXPECT_EQ(m.data, expected.data);
+  }
+  // The default stays the equal blocks.
+  EXPECT_EQ(read_graph(world(), h5).begin, equal.begin(rank));
 }
 
 TEST(Balance, EmptyBlocksOwnNothing) {

@@ -363,9 +363,10 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
   GraphInputReport input;
   dpcd::FixedPointGraph g;
   std::vector<std::string> names;
+  GraphInputOptions in = opt.input;
+  in.blocks = RowBlocks::kBalanced;  // memory and work follow the entries, not the rows
   const double t_read = timed_phase(comm, "read", monitor, [&] {
-    LocalCsr rows = read_graph_input(comm, opt.graph, opt.input, &input, &names);
-    g = dpcd::make_fixed_point(comm, balance_rows(comm, std::move(rows)));
+    g = dpcd::make_fixed_point(comm, read_graph_input(comm, opt.graph, in, &input, &names));
   });
   return run_pairs(comm, opt, g, input, t_read, names, monitor);
 }
