@@ -72,7 +72,7 @@ std::int64_t row_entries(const FixedPointGraph& g, const std::vector<std::int64_
 FixedPointGraph make_fixed_point(MPI_Comm comm, LocalCsr rows) {
   FixedPointGraph g;
   g.comm = comm;
-  g.part = Partition(rows.n, comm_size(comm));
+  g.part = partition_of_blocks(comm, rows.n, rows.begin);
   g.rows = std::move(rows);
   double wmax = 0.0, wmin = HUGE_VAL;
   for (double w : g.rows.data) {

@@ -5,7 +5,7 @@
 namespace lsgl {
 
 CsrGhosts::CsrGhosts(MPI_Comm comm, const LocalCsr& m)
-    : comm_(comm), part_(m.n, comm_size(comm)), local_rows_(m.local_rows()) {
+    : comm_(comm), part_(partition_of_blocks(comm, m.n, m.begin)), local_rows_(m.local_rows()) {
   const std::int64_t lo = m.begin, hi = m.begin + local_rows_;
   for (const std::int64_t j : m.indices)
     if (j < lo || j >= hi) ghosts_.push_back(j);

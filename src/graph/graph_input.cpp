@@ -82,7 +82,7 @@ Detected detect(MPI_Comm comm, const std::string& path, GraphFormat format) {
 // Collective. Our HDF5 graph under the policy.
 LocalCsr read_hdf5_graph(MPI_Comm comm, const std::string& path, const GraphInputOptions& opt,
                          GraphInputReport& rep) {
-  LocalCsr rows = read_graph(comm, path);
+  LocalCsr rows = read_graph(comm, path, opt.blocks);
   if (opt.symmetry == SymmetryPolicy::kSymmetrise)
     return normalize_rows(comm, std::move(rows), opt.duplicates, &rep);
   rep.entries = allreduce_sum(comm, static_cast<std::int64_t>(rows.indices.size()));
@@ -162,6 +162,9 @@ LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInp
   } else {
     rows = read_text_graph(comm, path, d, opt, rep, node_names);
   }
+  // A no-op for a clean HDF5 graph (read in these blocks); names stay where they are (they are
+  // written in rank order).
+  if (opt.blocks == RowBlocks::kBalanced) rows = balance_rows(comm, std::move(rows));
   if (report) *report = rep;
   return rows;
 }

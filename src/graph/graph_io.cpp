@@ -209,7 +209,7 @@ std::string not_a_graph_file(const h5::File& f, const std::string& path) {
 
 }  // namespace
 
-LocalCsr read_graph(MPI_Comm comm, const std::string& path) {
+LocalCsr read_graph(MPI_Comm comm, const std::string& path, RowBlocks blocks) {
   h5::File f = h5::open_read(comm, path);
   if (h5::object_kind(f, "/graph") != h5::ObjectKind::kGroup ||
       h5::object_kind(f, "/graph/indptr") != h5::ObjectKind::kDataset)
@@ -222,7 +222,15 @@ LocalCsr read_graph(MPI_Comm comm, const std::string& path) {
   m.n = n;
   m.begin = part.begin(rank);
   m.indptr = h5::read_1d<std::int64_t>(f, "/graph/indptr", m.begin, part.count(rank) + 1);
-  check_indptr(comm, m, h5::length_1d(f, "/graph/indices"), path);
+  const std::int64_t nnz = h5::length_1d(f, "/graph/indices");
+  check_indptr(comm, m, nnz, path);
+  if (blocks == RowBlocks::kBalanced) {
+    const std::vector<std::int64_t> starts = balanced_starts(comm, m);
+    m.begin = starts[rank];
+    m.indptr =
+        h5::read_1d<std::int64_t>(f, "/graph/indptr", m.begin, starts[rank + 1] - m.begin + 1);
+    check_indptr(comm, m, nnz, path);
+  }
   const std::int64_t start = m.indptr.front(), count = m.indptr.back() - start;
   m.indices = h5::read_1d<std::int64_t>(f, "/graph/indices", start, count);
   m.data = h5::read_1d<double>(f, "/graph/data", start, count);

@@ -338,7 +338,7 @@ void validate_rows(MPI_Comm comm, const LocalCsr& m, bool& clean, bool& weighted
 // hides a mismatch with probability ~2^-128.
 bool symmetric_by_hash(MPI_Comm comm, const LocalCsr& m) {
   const int size = comm_size(comm);
-  const Partition part(m.n, size);
+  const Partition part = partition_of_blocks(comm, m.n, m.begin);
   auto h = [&](std::int64_t i, std::int64_t j, double w, std::uint64_t salt) {
     std::uint64_t wb;
     std::memcpy(&wb, &w, sizeof wb);

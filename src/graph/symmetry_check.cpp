@@ -95,7 +95,7 @@ GraphCleaning drop_loops_and_zeros(LocalCsr& m) {
 // the owner of the column.
 void check_mirrors(MPI_Comm comm, const LocalCsr& m, const std::string& what) {
   const std::int64_t lo = m.begin, nl = m.local_rows();
-  const Partition part(m.n, comm_size(comm));
+  const Partition part = partition_of_blocks(comm, m.n, m.begin);
   struct Entry {
     std::int64_t row, col;  // the mirror (col, row) of a stored entry (row, col)
     double w;

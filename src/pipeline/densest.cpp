@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "lsgl/dpcd/baselines.hpp"
+#include "lsgl/graph/balance.hpp"
 #include "lsgl/graph/graph_io.hpp"
 #include "lsgl/io/attributes.hpp"
 #include "lsgl/io/h5.hpp"
@@ -362,9 +363,10 @@ std::vector<DensestSummary> run_densest(MPI_Comm comm, const DensestOptions& opt
   GraphInputReport input;
   dpcd::FixedPointGraph g;
   std::vector<std::string> names;
+  GraphInputOptions in = opt.input;
+  in.blocks = RowBlocks::kBalanced;  // memory and work follow the entries, not the rows
   const double t_read = timed_phase(comm, "read", monitor, [&] {
-    LocalCsr rows = read_graph_input(comm, opt.graph, opt.input, &input, &names);
-    g = dpcd::make_fixed_point(comm, std::move(rows));
+    g = dpcd::make_fixed_point(comm, read_graph_input(comm, opt.graph, in, &input, &names));
   });
   return run_pairs(comm, opt, g, input, t_read, names, monitor);
 }
@@ -376,7 +378,7 @@ std::vector<DensestSummary> densest_rows(MPI_Comm comm, const DensestOptions& op
   if (!opt.output.empty()) check_writable(comm, opt.output);
   dpcd::FixedPointGraph g;
   const double t_read = timed_phase(comm, "read", monitor, [&] {
-    g = dpcd::make_fixed_point(comm, std::move(rows));
+    g = dpcd::make_fixed_point(comm, balance_rows(comm, std::move(rows)));
   });
   return run_pairs(comm, opt, g, input, t_read, {}, monitor);
 }

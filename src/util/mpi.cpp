@@ -33,6 +33,19 @@ std::vector<std::int64_t> fetch_from_owners(MPI_Comm comm, const Partition& part
   return out;
 }
 
+Partition partition_of_blocks(MPI_Comm comm, std::int64_t n, std::int64_t begin) {
+  const int size = comm_size(comm);
+  Partition part(n, size);
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(size) + 1, n);
+  MPI_Allgather(&begin, 1, MPI_INT64_T, starts.data(), 1, MPI_INT64_T, comm);
+  for (int p = 0; p <= size; ++p)
+    if (starts[p] != part.begin(p)) {
+      part.starts = std::move(starts);
+      break;
+    }
+  return part;
+}
+
 int comm_rank(MPI_Comm comm) {
   int r = 0;
   MPI_Comm_rank(comm, &r);

@@ -23,7 +23,8 @@
 
 namespace lsgl::dpcd {
 
-// The symmetric graph with fixed-point weights; rows in lsgl::Partition blocks.
+// The symmetric graph with fixed-point weights; rows in contiguous blocks in rank order (the
+// blocks of its LocalCsr, equal or balanced by entries: lsgl/graph/balance.hpp).
 struct FixedPointGraph {
   MPI_Comm comm = MPI_COMM_NULL;
   Partition part;

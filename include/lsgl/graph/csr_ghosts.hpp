@@ -1,5 +1,6 @@
 #pragma once
-// Ghost nodes of a row-distributed sparse matrix (LocalCsr, rows in lsgl::Partition blocks):
+// Ghost nodes of a row-distributed sparse matrix (LocalCsr, rows in contiguous blocks in rank
+// order, equal or not):
 // the columns of this rank's rows that belong to other ranks, and an exchange that copies the
 // owners' values of a node vector into them. Used by the eval measures (components, BFS, label
 // propagation, class connectivity) on the symmetric weight matrix W.

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/graph/balance.hpp"
 #include "lsgl/graph/local_csr.hpp"
 #include "lsgl/graph/symmetrize.hpp"
 #include "lsgl/util/names.hpp"
@@ -66,10 +67,14 @@ struct GraphInputOptions {
   // Edge lists: ids are names (any text without blanks or commas), numbered 0..n-1 in order of
   // first appearance in the file (renumber.hpp); refused for the other formats.
   bool renumber = false;
+  // The rows' distribution over the ranks: kBalanced for `lsgl densest` (an HDF5 graph is read
+  // in those blocks; the other formats' rows are moved to them after reading).
+  RowBlocks blocks = RowBlocks::kEqual;
 };
 
 // Collective. Reads `path` (see above). `report` may be null; with opt.renumber, `node_names`
-// (if not null) gets the names of this rank's rows (node_names[i]: row rows.begin + i).
+// (if not null) gets the names of this rank's block of Partition(n, ranks) (node_names[i]: node
+// Partition(n, ranks).begin(rank) + i, the rows' own block with RowBlocks::kEqual).
 LocalCsr read_graph_input(MPI_Comm comm, const std::string& path, const GraphInputOptions& opt,
                           GraphInputReport* report, std::vector<std::string>* node_names = nullptr);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lsgl/graph/balance.hpp"
 #include "lsgl/graph/edgeset.hpp"
 #include "lsgl/graph/local_csr.hpp"
 #include "lsgl/io/attributes.hpp"
@@ -75,7 +76,9 @@ void write_graph(MPI_Comm comm, const std::string& path, const LocalCsr& m,
                  const Attributes& graph_attrs, const Attributes& file_attrs,
                  const EdgeDistances* distances = nullptr);
 
-// Collective. Reads the rows of this rank's block (lsgl::Partition over the file's n).
-LocalCsr read_graph(MPI_Comm comm, const std::string& path);
+// Collective. Reads the rows of this rank's block: lsgl::Partition over the file's n, or with
+// RowBlocks::kBalanced the blocks of balanced_starts, placed from the row pointers before any
+// entry is read (no entry is read twice or moved).
+LocalCsr read_graph(MPI_Comm comm, const std::string& path, RowBlocks blocks = RowBlocks::kEqual);
 
 }  // namespace lsgl

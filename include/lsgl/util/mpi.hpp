@@ -2,32 +2,47 @@
 // Block partition of global indices over ranks and small MPI helpers.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 namespace lsgl {
 
-// Contiguous block partition of [0, n) over `size` ranks: the first n % size ranks get one more.
+// Contiguous block partition of [0, n) over `size` ranks: by default the first n % size ranks
+// get one more; or blocks given by their starts (partition_of_blocks), e.g. rows balanced by
+// their stored entries (lsgl/graph/balance.hpp).
 struct Partition {
   std::int64_t n = 0;
   int size = 1;
+  // size + 1 block starts (starts[0] = 0, starts[size] = n) for blocks other than the equal
+  // ones; empty for the equal blocks.
+  std::vector<std::int64_t> starts;
 
   Partition() = default;
   Partition(std::int64_t n_, int size_) : n(n_), size(size_) {}
   std::int64_t begin(int rank) const {
+    if (!starts.empty()) return starts[rank];
     const std::int64_t q = n / size, rem = n % size;
     return rank * q + (rank < rem ? rank : rem);
   }
   std::int64_t end(int rank) const { return begin(rank + 1); }
   std::int64_t count(int rank) const { return end(rank) - begin(rank); }
-  // Rank owning global index g (0 <= g < n). O(1).
+  // Rank owning global index g (0 <= g < n). O(1) for equal blocks, O(log size) otherwise.
   int owner(std::int64_t g) const {
+    if (!starts.empty())
+      return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), g) - starts.begin()) -
+             1;
     const std::int64_t q = n / size, rem = n % size;
     const std::int64_t big = rem * (q + 1);
     if (g < big) return static_cast<int>(g / (q + 1));
     return static_cast<int>(rem + (g - big) / q);
   }
 };
+
+// Collective. The partition of [0, n) whose block on each rank starts at that rank's `begin`
+// (ascending with the rank; each block ends where the next starts, the last at n). Equal to
+// Partition(n, size) (no starts stored) when the blocks are the equal ones.
+Partition partition_of_blocks(MPI_Comm comm, std::int64_t n, std::int64_t begin);
 
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
