@@ -377,6 +377,30 @@ struct DenseBaselines {
     std::sort(c.begin(), c.end());
     return c;
   }
+  // Greedy peeling (the weighted rule): removes the node of smallest (weighted degree among the
+  // nodes left, index) until k are left; sorted.
+  std::vector<std::int64_t> peel_weighted(std::int64_t k) const {
+    std::vector<char> left(n, 1);
+    for (std::int64_t size = n; size > k; --size) {
+      int worst = -1;
+      double wd = 0;
+      for (int i = 0; i < n; ++i) {
+        if (!left[i]) continue;
+        double d = 0;
+        for (int j = 0; j < n; ++j)
+          if (left[j]) d += W[i * n + j];
+        if (worst < 0 || d < wd) {
+          worst = i;
+          wd = d;
+        }
+      }
+      left[worst] = 0;
+    }
+    std::vector<std::int64_t> out;
+    for (int i = 0; i < n; ++i)
+      if (left[i]) out.push_back(i);
+    return out;
+  }
   std::vector<std::int64_t> top_degree(std::int64_t k) const {
     return top(std::vector<double>(n, 0.0), k);
   }
@@ -507,6 +531,9 @@ TEST(DenseSubgraph, ExhaustiveSearchOnSmallGraphs) {
       if (m == 4) b = top_degree(g, k);
       const auto ball = gather_all(world(), b);
       ASSERT_EQ(static_cast<std::int64_t>(ball.size()), k) << "method " << m;
+      // Weighted graphs are peeled by (degree, index); weights are multiples of 1/16, exact in
+      // double and in fixed point.
+      if (m == 0 && seed % 2 == 0) EXPECT_EQ(ball, ref.peel_weighted(k)) << "seed " << seed;
       if (m == 1) EXPECT_EQ(ball, ref.ravi(k)) << "seed " << seed;
       if (m == 2) EXPECT_EQ(ball, ref.feige(k)) << "seed " << seed;
       if (m == 3) EXPECT_EQ(ball, ref.tpower(k, ref.top_degree(k), 50)) << "seed " << seed;

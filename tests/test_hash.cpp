@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include "lsgl/hash/bstep_baselines.hpp"
 #include "lsgl/hash/chunked.hpp"
@@ -48,6 +49,7 @@ struct SmallProblem {
   Mat W, A;
   std::vector<double> c;         // n x r
   std::vector<std::int8_t> b0;   // n x r
+  std::vector<double> c_local;   // this rank's rows of c (problem())
   explicit SmallProblem(std::uint64_t seed, int bits = 6, std::int64_t samples = 40)
       : r(bits), n(samples) {
     std::mt19937_64 rng(seed);
@@ -66,13 +68,14 @@ struct SmallProblem {
   SampleBlocks blocks(MPI_Comm comm, std::int64_t chunk = 4) const {
     return SampleBlocks{n, chunk, comm_size(comm)};
   }
+  // The problem of this rank's samples; it reads c_local, which the next call overwrites.
   CodeProblem problem(MPI_Comm comm, const SampleBlocks& bl, const std::vector<std::int8_t>& b,
-                      double f0 = 3.0) const {
+                      double f0 = 3.0) {
     const int rank = comm_rank(comm);
     const std::int64_t lo = bl.begin(rank), hi = bl.end(rank);
-    std::vector<double> cl(c.begin() + lo * r, c.begin() + hi * r);
+    c_local.assign(c.begin() + lo * r, c.begin() + hi * r);
     std::vector<std::int8_t> bl8(b.begin() + lo * r, b.begin() + hi * r);
-    return CodeProblem(comm, n, lo, r, A, &W, cl, bl8, f0);
+    return CodeProblem(comm, n, lo, r, A, &W, c_local, bl8, f0);
   }
   double direct(const std::vector<std::int8_t>& b, double f0 = 3.0) const {
     return f0 + code_objective_local(A, c, b, r);
@@ -92,7 +95,7 @@ struct SmallProblem {
 };
 
 TEST(CodeProblem, ObjectiveGradientAndFlipModelMatchBruteForce) {
-  const SmallProblem sp(11);
+  SmallProblem sp(11, 6, 1000);  // more samples per rank than one block of the gradient's GEMM
   const SampleBlocks bl = sp.blocks(world());
   CodeProblem p = sp.problem(world(), bl, sp.b0);
   EXPECT_NEAR(p.objective(), sp.direct(sp.b0), 1e-9 * std::fabs(sp.direct(sp.b0)));
@@ -133,9 +136,36 @@ TEST(CodeProblem, ObjectiveGradientAndFlipModelMatchBruteForce) {
   EXPECT_EQ(sp.gather(world(), p.x()), b);
 }
 
+// Problems built one after another on the same buffers (larger, then smaller, with and without
+// the factor) have the gradient and objective of the direct evaluation.
+TEST(CodeProblem, ReusedBuffersGiveExactProblems) {
+  CodeBuffers buffers;
+  for (const auto& [bits, samples, factored] :
+       {std::tuple{8, 900, true}, std::tuple{5, 300, false}, std::tuple{8, 700, true}}) {
+    SmallProblem sp(17 + bits + samples, bits, samples);
+    const SampleBlocks bl = sp.blocks(world());
+    const int rank = comm_rank(world());
+    const std::int64_t lo = bl.begin(rank), hi = bl.end(rank);
+    const std::vector<double> cl(sp.c.begin() + lo * sp.r, sp.c.begin() + hi * sp.r);
+    std::vector<std::int8_t> codes(sp.b0.begin() + lo * sp.r, sp.b0.begin() + hi * sp.r);
+    const CodeProblem p(world(), sp.n, lo, sp.r, sp.A, factored ? &sp.W : nullptr, cl, codes, 1.5,
+                        &buffers);
+    const double direct = sp.direct(sp.b0, 1.5);
+    EXPECT_NEAR(p.objective(), direct, 1e-9 * std::fabs(direct)) << bits << " bits";
+    for (std::size_t i = 0; i < p.x().size(); ++i) {
+      const std::int64_t gi = lo * sp.r + static_cast<std::int64_t>(i), s = gi / sp.r;
+      const int k = static_cast<int>(gi % sp.r);
+      double ab = 0;
+      for (int l = 0; l < sp.r; ++l) ab += sp.A(k, l) * sp.b0[s * sp.r + l];
+      ASSERT_NEAR(p.gradient()[i], 2 * (ab - sp.c[gi]), 1e-12)
+          << bits << " bits, coordinate " << gi;
+    }
+  }
+}
+
 TEST(CodeProblem, DpcdBStepNeverIncreasesTheLossWithoutSafeguard) {
   for (auto rule : {dpcd::ThresholdRule::kLipschitz, dpcd::ThresholdRule::kCoordinate}) {
-    const SmallProblem sp(5, 8, 60);
+    SmallProblem sp(5, 8, 60);
     const SampleBlocks bl = sp.blocks(world());
     CodeProblem p = sp.problem(world(), bl, sp.b0);
     dpcd::Options o;
@@ -160,7 +190,7 @@ TEST(CodeProblem, DpcdBStepNeverIncreasesTheLossWithoutSafeguard) {
 
 // At convergence no single bit flip lowers the loss, for DPCD (coordinate rule) and for DCC.
 TEST(CodeProblem, DpcdAndDccStopAtSingleFlipMinima) {
-  const SmallProblem sp(21, 8, 50);
+  SmallProblem sp(21, 8, 50);
   const SampleBlocks bl = sp.blocks(world());
   CodeProblem p = sp.problem(world(), bl, sp.b0);
   dpcd::Options o;

@@ -41,13 +41,19 @@ for p in $ranks; do
     log="$out/$p-${c// /_}.log"
     # A log with every rank's peak is kept: the script resumes.
     if [ "$(grep -c '^rank [0-9]* peak' "$log" 2> /dev/null)" != "$p" ]; then
+      # Each rank's /usr/bin/time line goes to its own file (lines written to one stream by
+      # several ranks can interleave), appended to the log in rank order after the run.
+      rm -f "$log".rank*
       # shellcheck disable=SC2016,SC2086  # $OMPI_COMM_WORLD_RANK per rank; $c split into words
       if ! heavy mpirun -n "$p" bash -c \
-        '/usr/bin/time -f "rank $OMPI_COMM_WORLD_RANK peak %M KB %e s" "$@"' time \
+        '/usr/bin/time -o "$0.rank$OMPI_COMM_WORLD_RANK" \
+          -f "rank $OMPI_COMM_WORLD_RANK peak %M KB %e s" "$@"' "$log" \
         "$lsgl" densest --graph "$graph" --size "$k" --method $c > "$log" 2>&1; then
         echo "| $p | $c | failed: $(grep -m1 -i 'error\|killed' "$log" || tail -n1 "$log") | |"
         continue
       fi
+      for ((r = 0; r < p; r++)); do cat "$log.rank$r" >> "$log"; done
+      rm -f "$log".rank*
     fi
     peaks=$(sed -n 's/^rank \([0-9]*\) peak \([0-9]*\) KB.*/\1 \2/p' "$log" | sort -n |
       awk '{printf "%s%.0f", (NR > 1 ? ", " : ""), $2 * 1024 / 1e6}')

@@ -39,7 +39,7 @@ std::vector<std::int64_t> peel_buckets(const RootCsr& m, std::int64_t k) {
     removed[v] = 1;
     --left;
     for (std::int64_t e = m.indptr[v]; e < m.indptr[v + 1]; ++e) {
-      const auto u = static_cast<std::uint32_t>(m.indices[e]);
+      const std::uint32_t u = m.indices[e];
       if (removed[u]) continue;
       const std::uint32_t d = --deg[u];
       bucket[d].push_back(u);

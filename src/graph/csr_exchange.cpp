@@ -8,7 +8,7 @@ namespace lsgl {
 
 namespace {
 
-constexpr std::int64_t kChunk = std::int64_t(1) << 26;  // int64 elements per message
+constexpr std::int64_t kChunk = std::int64_t(1) << 24;  // elements per message
 
 void send_vec(MPI_Comm comm, const std::vector<std::int64_t>& v, int tag) {
   for (std::int64_t at = 0; at < static_cast<std::int64_t>(v.size()); at += kChunk) {
@@ -17,10 +17,23 @@ void send_vec(MPI_Comm comm, const std::vector<std::int64_t>& v, int tag) {
   }
 }
 
-void recv_into(MPI_Comm comm, std::int64_t* dst, std::int64_t count, int src, int tag) {
+// Sends the column indices as 32-bit integers, converted one message at a time.
+void send_indices(MPI_Comm comm, const std::vector<std::int64_t>& v, int tag) {
+  std::vector<std::uint32_t> buf;
+  for (std::int64_t at = 0; at < static_cast<std::int64_t>(v.size()); at += kChunk) {
+    const std::int64_t len = std::min<std::int64_t>(kChunk, v.size() - at);
+    buf.resize(static_cast<std::size_t>(len));
+    std::transform(v.begin() + at, v.begin() + at + len, buf.begin(),
+                   [](std::int64_t j) { return static_cast<std::uint32_t>(j); });
+    MPI_Send(buf.data(), static_cast<int>(len), MPI_UINT32_T, 0, tag, comm);
+  }
+}
+
+template <class T>
+void recv_into(MPI_Comm comm, T* dst, std::int64_t count, MPI_Datatype type, int src, int tag) {
   for (std::int64_t at = 0; at < count; at += kChunk) {
     const int len = static_cast<int>(std::min<std::int64_t>(kChunk, count - at));
-    MPI_Recv(dst + at, len, MPI_INT64_T, src, tag, comm, MPI_STATUS_IGNORE);
+    MPI_Recv(dst + at, len, type, src, tag, comm, MPI_STATUS_IGNORE);
   }
 }
 
@@ -37,7 +50,7 @@ RootCsr gather_rows_to_root(MPI_Comm comm, const LocalCsr& m,
   out.n = m.n;
   if (rank != 0) {
     send_vec(comm, m.indptr, 1);
-    send_vec(comm, m.indices, 2);
+    send_indices(comm, m.indices, 2);
     if (values) send_vec(comm, *values, 3);
     return out;
   }
@@ -52,13 +65,14 @@ RootCsr gather_rows_to_root(MPI_Comm comm, const LocalCsr& m,
     const std::int64_t pr = counts[2 * p], pn = counts[2 * p + 1];
     if (p == 0) {
       ptr = m.indptr;
-      std::copy(m.indices.begin(), m.indices.end(), out.indices.begin());
+      std::transform(m.indices.begin(), m.indices.end(), out.indices.begin(),
+                     [](std::int64_t j) { return static_cast<std::uint32_t>(j); });
       if (values) std::copy(values->begin(), values->end(), out.values.begin());
     } else {
       ptr.resize(static_cast<std::size_t>(pr + 1));
-      recv_into(comm, ptr.data(), pr + 1, p, 1);
-      recv_into(comm, out.indices.data() + nnz_at, pn, p, 2);
-      if (values) recv_into(comm, out.values.data() + nnz_at, pn, p, 3);
+      recv_into(comm, ptr.data(), pr + 1, MPI_INT64_T, p, 1);
+      recv_into(comm, out.indices.data() + nnz_at, pn, MPI_UINT32_T, p, 2);
+      if (values) recv_into(comm, out.values.data() + nnz_at, pn, MPI_INT64_T, p, 3);
     }
     for (std::int64_t r = 0; r <= pr; ++r) out.indptr[row_at + r] = nnz_at + ptr[r];
     row_at += pr;

@@ -12,36 +12,47 @@
 namespace lsgl::hash {
 
 CodeProblem::CodeProblem(MPI_Comm comm, std::int64_t samples, std::int64_t first_sample, int bits,
-                         Mat A, const Mat* factor, std::vector<double> c,
-                         std::vector<std::int8_t> codes, double f0)
+                         Mat A, const Mat* factor, const std::vector<double>& c,
+                         std::vector<std::int8_t> codes, double f0, CodeBuffers* buffers)
     : comm_(comm),
       samples_(samples),
       first_(first_sample),
       r_(bits),
       A_(std::move(A)),
-      c_(std::move(c)),
+      c_(c),
       x_(std::move(codes)),
-      f0_(f0) {
+      f0_(f0),
+      buffers_(buffers) {
   const std::int64_t local = static_cast<std::int64_t>(x_.size()) / r_;
-  g_.assign(x_.size(), 0.0);
-  // Gradient 2 (A b_i - c_i) ([DPCD] eq. 17 when A = W W^T, c_i = W y_i + nu P^T phi_i), by GEMM:
-  // G = B A, or G = (B W) W^T with the factor.
-  if (local > 0) {
-    const std::vector<double> bd(x_.begin(), x_.end());
-    const int m = static_cast<int>(local);
+  if (buffers_) {
+    g_ = std::move(buffers_->gradient);
+    fixed_ = std::move(buffers_->fixed);
+  }
+  g_.resize(x_.size());
+  // Gradient 2 (A b_i - c_i) ([DPCD] eq. 17 when A = W W^T, c_i = W y_i + nu P^T phi_i), by GEMM
+  // over blocks of samples: G = B A, or G = (B W) W^T with the factor.
+  constexpr std::int64_t kBlock = 256;
+  const int cc = factor ? static_cast<int>(factor->cols) : 0;
+  std::vector<double> bd(static_cast<std::size_t>(std::min(local, kBlock) * r_));
+  std::vector<double> t(static_cast<std::size_t>(std::min(local, kBlock) * cc));
+  for (std::int64_t s0 = 0; s0 < local; s0 += kBlock) {
+    const int m = static_cast<int>(std::min(kBlock, local - s0));
+    const std::int8_t* xb = x_.data() + s0 * r_;
+    double* gb = g_.data() + s0 * r_;
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m) * r_; ++i) bd[i] = xb[i];
     if (factor) {
-      const int cc = static_cast<int>(factor->cols);
-      std::vector<double> t(static_cast<std::size_t>(local * cc));
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, cc, r_, 1.0, bd.data(), r_,
                   factor->a.data(), cc, 0.0, t.data(), cc);
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, r_, cc, 1.0, t.data(), cc,
-                  factor->a.data(), cc, 0.0, g_.data(), r_);
+                  factor->a.data(), cc, 0.0, gb, r_);
     } else {
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, r_, r_, 1.0, bd.data(), r_,
-                  A_.a.data(), r_, 0.0, g_.data(), r_);
+                  A_.a.data(), r_, 0.0, gb, r_);
     }
+    const double* cb = c_.data() + s0 * r_;
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(m) * r_; ++i)
+      gb[i] = 2.0 * (gb[i] - cb[i]);
   }
-  for (std::size_t i = 0; i < g_.size(); ++i) g_[i] = 2.0 * (g_[i] - c_[i]);
   double a_sum = 0.0, bound = 0.0;
   for (double v : A_.a) a_sum += std::fabs(v);
   for (std::int64_t s = 0; s < local; ++s) {
@@ -66,6 +77,12 @@ CodeProblem::CodeProblem(MPI_Comm comm, std::int64_t samples, std::int64_t first
     local_sum_ += fixed_[s];
   }
   update_objective();
+}
+
+CodeProblem::~CodeProblem() {
+  if (!buffers_) return;
+  buffers_->gradient = std::move(g_);
+  buffers_->fixed = std::move(fixed_);
 }
 
 // b^T A b - 2 c^T b = b^T (g/2 + c) - 2 c^T b = b^T g / 2 - c^T b.

@@ -87,10 +87,10 @@ class Timer {
 };
 
 // One B-step on f(B) = sum_i b_i^T A b_i - 2 c_i^T b_i + f0 with the chosen solver; returns
-// the objective after it.
+// the objective after it. `buffers` is the training's memory reused by every B-step.
 double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, const Mat& A,
               const Mat* factor, const std::vector<double>& c, double f0,
-              std::vector<std::int8_t>& codes, TrainReport& rep) {
+              std::vector<std::int8_t>& codes, CodeBuffers& buffers, TrainReport& rep) {
   const int rank = comm_rank(comm);
   const std::int64_t first = blocks.begin(rank);
   std::int64_t iterations = 0;
@@ -99,13 +99,13 @@ double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, 
   {
     Timer t(rep.t_bstep);
     if (o.solver == BSolver::kDpcd) {
-      CodeProblem p(comm, blocks.n, first, o.bits, A, factor, c, std::move(codes), f0);
+      CodeProblem p(comm, blocks.n, first, o.bits, A, factor, c, std::move(codes), f0, &buffers);
       dpcd::Options d = o.dpcd;
       if (o.balanced) d.domain = dpcd::Domain::kFixedCount;
       if (std::all_of(A.a.begin(), A.a.end(), [](double v) { return v == 0.0; }))
         d.one_per_block = false;  // no two bits interact
       const dpcd::Report r = dpcd::minimize(p, d);
-      codes = p.x();
+      codes = p.release_codes();
       objective = p.objective();
       iterations = r.iterations;
     } else if (o.solver == BSolver::kDcc) {
@@ -127,7 +127,7 @@ double b_step(MPI_Comm comm, const SampleBlocks& blocks, const TrainOptions& o, 
   rep.flips += allreduce_sum(comm, changed);
   // The loss after the step, evaluated as the DPCD problem does (exact, rank-independent).
   if (o.solver == BSolver::kDpcd) return objective;
-  return CodeProblem(comm, blocks.n, first, o.bits, A, factor, c, codes, f0).objective();
+  return CodeProblem(comm, blocks.n, first, o.bits, A, factor, c, codes, f0, &buffers).objective();
 }
 
 void validate(MPI_Comm comm, const TrainOptions& o, std::int64_t dim, int classes) {
@@ -209,6 +209,7 @@ Model train_sdh(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<dou
     Timer t(rep.t_pstep);
     gram = sample_cross(comm, blocks, phi.data(), dim, phi.data(), dim, local);
   }
+  CodeBuffers buffers;
   for (int it = 0; it < o.alternations; ++it) {
     Mat W;
     {
@@ -256,7 +257,7 @@ Model train_sdh(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<dou
     for (int k = 0; k < r; ++k)
       for (int l = 0; l < r; ++l)
         for (int j = 0; j < classes; ++j) A(k, l) += W(k, j) * W(l, j);
-    rep.objective.push_back(b_step(comm, blocks, o, A, &W, c, f0, B, rep));
+    rep.objective.push_back(b_step(comm, blocks, o, A, &W, c, f0, B, buffers, rep));
   }
   {
     Timer t(rep.t_pstep);
@@ -284,6 +285,7 @@ Model train_fsdh(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<do
   std::vector<std::int64_t> counts(static_cast<std::size_t>(classes), 0);
   for (std::int64_t s = 0; s < local; ++s) ++counts[labels[s]];
   MPI_Allreduce(MPI_IN_PLACE, counts.data(), classes, MPI_INT64_T, MPI_SUM, comm);
+  CodeBuffers buffers;
   for (int it = 0; it < o.alternations; ++it) {
     std::vector<double> F;
     {
@@ -314,7 +316,7 @@ Model train_fsdh(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<do
     double f0 = (1.0 + o.nu) * static_cast<double>(blocks.n) * r + sample_sum(comm, blocks, norm2);
     for (double v : W.a) f0 += o.beta * v * v;
     const Mat A(r, r);
-    rep.objective.push_back(b_step(comm, blocks, o, A, nullptr, c, f0, B, rep));
+    rep.objective.push_back(b_step(comm, blocks, o, A, nullptr, c, f0, B, buffers, rep));
   }
   {
     Timer t(rep.t_pstep);
@@ -348,9 +350,10 @@ Model train_itq(MPI_Comm comm, const SampleBlocks& blocks, const std::vector<dou
   const double f0 = static_cast<double>(blocks.n) * r + norm_v;
   const Mat A(r, r);
   std::vector<std::int8_t> B(static_cast<std::size_t>(local * r), 1);
+  CodeBuffers buffers;
   for (int it = 0; it < o.itq_iterations; ++it) {
     const std::vector<double> c = times(V, local, R);
-    rep.objective.push_back(b_step(comm, blocks, o, A, nullptr, c, f0, B, rep));
+    rep.objective.push_back(b_step(comm, blocks, o, A, nullptr, c, f0, B, buffers, rep));
     Timer t(rep.t_wstep);
     const std::vector<double> bd = to_double(B);
     const Mat M = sample_cross(comm, blocks, V.data(), r, bd.data(), r, local);

@@ -54,12 +54,14 @@ std::vector<NodeDelta<P>> push_rows(
   return out;
 }
 
-// The whole matrix on rank 0 (other ranks get an empty one): indptr (n + 1), column indices and
-// optionally int64 values (e.g. fixed-point weights) given per stored entry. Collective.
+// The whole matrix on rank 0 (other ranks get an empty one): indptr (n + 1), column indices as
+// 32-bit integers (4 B per stored entry of the whole graph on rank 0: the caller checks
+// n < 2^32) and optionally int64 values (e.g. fixed-point weights) given per stored entry.
+// Collective.
 struct RootCsr {
   std::int64_t n = 0;
   std::vector<std::int64_t> indptr;
-  std::vector<std::int64_t> indices;
+  std::vector<std::uint32_t> indices;
   std::vector<std::int64_t> values;  // empty when not requested
 };
 RootCsr gather_rows_to_root(MPI_Comm comm, const LocalCsr& m,

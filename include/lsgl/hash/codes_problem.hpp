@@ -17,13 +17,28 @@
 
 namespace lsgl::hash {
 
+// Memory a caller keeps across B-steps: a CodeProblem given it takes its per-coordinate
+// buffers from it and gives them back when destroyed, so that repeated B-steps of one training
+// reuse the same pages instead of mapping (and zeroing) fresh ones every time.
+struct CodeBuffers {
+  std::vector<double> gradient;
+  std::vector<std::int64_t> fixed;
+};
+
 class CodeProblem : public dpcd::Problem {
  public:
   // Collective. A: r x r symmetric; factor: optional r x c matrix with A = factor factor^T (the
-  // gradient is then formed in O(r c) per sample); c: local x r; codes: local x r, each +-1.
+  // gradient is then formed in O(r c) per sample); c: local x r, read in place (it must outlive
+  // the problem); codes: local x r, each +-1; buffers: optional memory to reuse.
   CodeProblem(MPI_Comm comm, std::int64_t samples, std::int64_t first_sample, int bits, Mat A,
-              const Mat* factor, std::vector<double> c, std::vector<std::int8_t> codes,
-              double f0);
+              const Mat* factor, const std::vector<double>& c, std::vector<std::int8_t> codes,
+              double f0, CodeBuffers* buffers = nullptr);
+  ~CodeProblem() override;
+  CodeProblem(CodeProblem&&) = delete;
+  CodeProblem(const CodeProblem&) = delete;
+  CodeProblem& operator=(const CodeProblem&) = delete;
+  CodeProblem& operator=(CodeProblem&&) = delete;
+  std::vector<std::int8_t> release_codes() { return std::move(x_); }  // leaves x() empty
 
   MPI_Comm comm() const override { return comm_; }
   std::int64_t n() const override { return samples_ * r_; }
@@ -47,7 +62,8 @@ class CodeProblem : public dpcd::Problem {
   std::int64_t samples_, first_;
   int r_;
   Mat A_;
-  std::vector<double> c_, g_;
+  const std::vector<double>& c_;
+  std::vector<double> g_;
   std::vector<std::int8_t> x_;
   // Per-sample values in fixed point, with a scale chosen from a bound that holds for every
   // code (sum |A_kl| + 2 sum |c_k|), and their local sum: the objective is exact and
@@ -56,6 +72,7 @@ class CodeProblem : public dpcd::Problem {
   std::int64_t local_sum_ = 0;
   double scale_ = 0.0;
   double f0_, f_ = 0.0;
+  CodeBuffers* buffers_;
 };
 
 // Local. The same objective evaluated directly (for tests and reports): per-sample values
