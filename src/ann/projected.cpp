@@ -71,21 +71,43 @@ struct ChoiceSample {
   std::vector<Neighbor> exact;      // ids.size() x m
 };
 
-// Local. For each sampled row and each probe count of the ladder, the `count` smallest
-// (projected distance, index) among the local rows of its probed cells, self left out:
-// out[(s * ladder + l) * count + t].
-std::vector<Neighbor> local_shortlists(const ProjectedPlan& plan, const ChoiceSample& q,
-                                       const std::vector<int>& ladder, int count, int threads) {
+// Collective. For each sampled row s, each of its exact neighbours j (q.exact, m per row) and
+// each probe count li of the ladder: the number of rows of the probed cells, s itself left out,
+// that come before the neighbour by (projected distance, global index), all rows of those cells
+// for a padding entry (-1), summed over the ranks: out[(s * m + j) * ladder + li]. The neighbour
+// is in the shortlist of length S at that probe count iff its cell is probed and the count is
+// below S; integers summed in any order, so the choice is the same on any number of ranks.
+std::vector<std::int64_t> rows_ahead(MPI_Comm comm, const ProjectedPlan& plan,
+                                     const ChoiceSample& q, const std::vector<int>& ladder, int m,
+                                     std::vector<std::int64_t>& cell_of, int threads) {
   const CellLayout& lay = plan.cells.layout;
   const std::int64_t w = plan.dims, nq = static_cast<std::int64_t>(q.ids.size());
   const std::int64_t rows = plan.rows.local_rows(), nl = static_cast<std::int64_t>(ladder.size());
-  std::vector<Neighbor> out(static_cast<std::size_t>(nq * nl * count), kNoNeighbor);
+  const std::int64_t lo = plan.rows.begin;
+  // Each neighbour's projected distance to its sampled row and its cell, from the rank holding it.
+  std::vector<double> dist(static_cast<std::size_t>(nq * m),
+                           -std::numeric_limits<double>::infinity());
+  cell_of.assign(static_cast<std::size_t>(nq * m), -1);
+  for (std::int64_t s = 0; s < nq; ++s) {
+    for (int j = 0; j < m; ++j) {
+      const std::int64_t e = q.exact[s * m + j].idx;
+      if (e < lo || e >= lo + rows) continue;
+      dist[s * m + j] = projected_distance(q.projected.data() + s * w, plan.rows.row(e - lo), w);
+      cell_of[s * m + j] = plan.cells.home[e - lo];
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, dist.data(), static_cast<int>(dist.size()), MPI_DOUBLE, MPI_MAX,
+                comm);
+  MPI_Allreduce(MPI_IN_PLACE, cell_of.data(), static_cast<int>(cell_of.size()), MPI_INT64_T,
+                MPI_MAX, comm);
+  std::vector<std::int64_t> out(static_cast<std::size_t>(nq * m * nl), 0);
 #pragma omp parallel num_threads(threads)
   {
     std::vector<std::pair<double, int>> cd(static_cast<std::size_t>(lay.cells));
     std::vector<int> place(static_cast<std::size_t>(lay.cells));
-    std::vector<std::pair<Neighbor, int>> all;  // (bound, index), place of its cell
-    std::vector<Neighbor> within;               // those of the probed cells
+    std::vector<std::int64_t> first(static_cast<std::size_t>(lay.cells));  // place -> ladder
+    std::vector<std::pair<Neighbor, int>> ahead;  // (neighbour, j) of the real neighbours, sorted
+    std::vector<std::int64_t> diff;               // (li, position in ahead + 1) counts
 #pragma omp for schedule(dynamic, 4)
     for (std::int64_t s = 0; s < nq; ++s) {
       const float* x = q.projected.data() + s * w;
@@ -94,23 +116,46 @@ std::vector<Neighbor> local_shortlists(const ProjectedPlan& plan, const ChoiceSa
       }
       std::sort(cd.begin(), cd.end());
       for (int t = 0; t < lay.cells; ++t) place[cd[t].second] = t;
-      all.clear();
-      for (std::int64_t l = 0; l < rows; ++l) {
-        if (plan.rows.begin + l == q.ids[s]) continue;
-        all.push_back({{projected_distance(x, plan.rows.row(l), w), plan.rows.begin + l},
-                       place[plan.cells.home[l]]});
+      for (int t = 0, li = 0; t < lay.cells; ++t) {
+        while (t >= ladder[li]) ++li;  // the first probe count whose cells include place t
+        first[t] = li;
       }
+      ahead.clear();
+      for (int j = 0; j < m; ++j) {
+        const std::int64_t e = q.exact[s * m + j].idx;
+        if (e >= 0) ahead.push_back({{dist[s * m + j], e}, j});
+      }
+      std::sort(ahead.begin(), ahead.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      const std::int64_t na = static_cast<std::int64_t>(ahead.size());
+      // diff[li * (na + 1) + p]: rows first probed at li with exactly p neighbours at or before
+      // them (the rows come before the neighbours at positions p and after).
+      diff.assign(static_cast<std::size_t>(nl * (na + 1)), 0);
+      for (std::int64_t l = 0; l < rows; ++l) {
+        if (lo + l == q.ids[s]) continue;
+        const Neighbor key{projected_distance(x, plan.rows.row(l), w), lo + l};
+        const auto at = std::upper_bound(
+            ahead.begin(), ahead.end(), key,
+            [](const Neighbor& k, const std::pair<Neighbor, int>& a) { return k < a.first; });
+        ++diff[first[place[plan.cells.home[l]]] * (na + 1) + (at - ahead.begin())];
+      }
+      std::int64_t* o = out.data() + s * m * nl;
       for (std::int64_t li = 0; li < nl; ++li) {
-        within.clear();
-        for (const auto& a : all) {
-          if (a.second < ladder[li]) within.push_back(a.first);
+        std::int64_t before = 0, all = 0;  // rows probed at li ahead of position p; all of them
+        for (std::int64_t li2 = 0; li2 <= li; ++li2) {
+          for (std::int64_t pp = 0; pp <= na; ++pp) all += diff[li2 * (na + 1) + pp];
         }
-        const std::size_t kept = std::min(within.size(), static_cast<std::size_t>(count));
-        std::partial_sort(within.begin(), within.begin() + kept, within.end());
-        std::copy(within.begin(), within.begin() + kept, out.begin() + (s * nl + li) * count);
+        for (std::int64_t p = 0; p < na; ++p) {
+          for (std::int64_t li2 = 0; li2 <= li; ++li2) before += diff[li2 * (na + 1) + p];
+          o[ahead[p].second * nl + li] = before;
+        }
+        for (int j = 0; j < m; ++j) {
+          if (q.exact[s * m + j].idx < 0) o[j * nl + li] = all;
+        }
       }
     }
   }
+  MPI_Allreduce(MPI_IN_PLACE, out.data(), static_cast<int>(out.size()), MPI_INT64_T, MPI_SUM, comm);
   return out;
 }
 
@@ -142,19 +187,22 @@ void choose_probes(MPI_Comm comm, const LocalRows& data, int m, const AnnParams&
   }
   if (p.shortlist > 0) lengths = {plan.shortlist};
   const int longest = *std::max_element(lengths.begin(), lengths.end());
-  std::vector<Neighbor> lists = local_shortlists(plan, q, ladder, longest, p.threads);
-  allreduce_lists(comm, lists, longest);
+  std::vector<std::int64_t> cell_of;
+  const std::vector<std::int64_t> ahead = rows_ahead(comm, plan, q, ladder, m, cell_of, p.threads);
 
-  // Rows compared per query for each probe count: the sizes of its probed cells.
+  // Rows compared per query for each probe count: the sizes of its probed cells; and where each
+  // cell comes in each sampled row's order of the cells.
   const std::int64_t nl = static_cast<std::int64_t>(ladder.size());
   std::vector<double> compared(static_cast<std::size_t>(nl), 0.0);
   std::vector<std::pair<double, int>> cd(static_cast<std::size_t>(lay.cells));
+  std::vector<int> place(static_cast<std::size_t>(nq * lay.cells));
   for (std::int64_t s = 0; s < nq; ++s) {
     for (int c = 0; c < lay.cells; ++c) {
       cd[c] = {squared_distance(q.projected.data() + s * plan.dims,
                                 lay.centroids.data() + c * plan.dims, plan.dims), c};
     }
     std::sort(cd.begin(), cd.end());
+    for (int t = 0; t < lay.cells; ++t) place[s * lay.cells + cd[t].second] = t;
     double sum = 0;
     for (int t = 0, li = 0; t < lay.cells && li < nl; ++t) {
       sum += static_cast<double>(lay.size[cd[t].second]);
@@ -166,10 +214,10 @@ void choose_probes(MPI_Comm comm, const LocalRows& data, int m, const AnnParams&
     for (int len : lengths) {
       std::int64_t hits = 0;
       for (std::int64_t s = 0; s < nq; ++s) {
-        const Neighbor* l = lists.data() + (s * nl + li) * longest;
         for (int j = 0; j < m; ++j) {
-          const std::int64_t e = q.exact[s * m + j].idx;
-          hits += std::any_of(l, l + len, [e](const Neighbor& x) { return x.idx == e; });
+          const std::int64_t c = cell_of[s * m + j];
+          const bool probed = q.exact[s * m + j].idx < 0 || place[s * lay.cells + c] < ladder[li];
+          hits += probed && ahead[(s * m + j) * nl + li] < len;
         }
       }
       const double recall = static_cast<double>(hits) / static_cast<double>(nq * m);
