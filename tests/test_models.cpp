@@ -303,6 +303,39 @@ TEST(KnnModel, WeightsMatchBruteForce) {
   EXPECT_EQ(got.at({4, 5}), 1.0);  // the duplicated point: distance 0, weight 1
 }
 
+// The default sigma^2 has the same bits whatever the rows' split: the world's blocks against
+// every rank's own copy of all rows (MPI_COMM_SELF), on squared distances spread over 11 decades
+// (where per-rank floating-point partial sums round differently); and it is the mean to 1e-12.
+TEST(KnnModel, DefaultSigmaIsTheSameOnAnySplit) {
+  const std::int64_t n = 3001;
+  const int m = 3, k = 2;
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> expo(-20.0, 5.0);
+  std::vector<double> kth(n);
+  for (double& v : kth) v = std::exp(expo(gen));
+  const auto rows_of = [&](std::int64_t begin, std::int64_t end) {
+    Candidates c;
+    c.begin = begin;
+    c.m = m;
+    for (std::int64_t r = begin; r < end; ++r)
+      for (int j = 0; j < m; ++j) {
+        c.idx.push_back((r + j + 1) % n);
+        c.dist.push_back(j == k - 1 ? kth[r] : kth[r] * (j + 1) / k);
+      }
+    return c;
+  };
+  const Partition part(n, comm_size(MPI_COMM_WORLD));
+  const int rank = comm_rank(MPI_COMM_WORLD);
+  const double split =
+      knn_default_sigma2(MPI_COMM_WORLD, rows_of(part.begin(rank), part.end(rank)), k);
+  const double whole = knn_default_sigma2(MPI_COMM_SELF, rows_of(0, n), k);
+  EXPECT_EQ(split, whole);
+  long double mean = 0;
+  for (double v : kth) mean += v;
+  mean /= n;
+  EXPECT_NEAR(split, static_cast<double>(mean), 1e-12 * static_cast<double>(mean));
+}
+
 // ------------------------------------------------------------------------ Daitch models
 
 // Dense M w (n x d) for the gathered weights.

@@ -1,8 +1,11 @@
 #include "lsgl/learn/solvers/knn.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lsgl/util/error.hpp"
+#include "lsgl/util/mpi.hpp"
+#include "lsgl/util/reproducible_sum.hpp"
 
 namespace lsgl {
 
@@ -24,10 +27,17 @@ Candidates first_k(const Candidates& cand, int k) {
 
 double knn_default_sigma2(MPI_Comm comm, const Candidates& cand, int k) {
   collective_check(comm, k >= 1 && k <= cand.m, "knn: k must be between 1 and the list length");
-  double sums[2] = {0.0, static_cast<double>(cand.local_rows())};
-  for (std::int64_t r = 0; r < cand.local_rows(); ++r) sums[0] += cand.dist[r * cand.m + k - 1];
-  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
-  const double mean = sums[1] > 0 ? sums[0] / sums[1] : 0.0;
+  const std::int64_t rows = cand.local_rows();
+  double largest = 0.0;
+  for (std::int64_t r = 0; r < rows; ++r)
+    largest = std::max(largest, cand.dist[r * cand.m + k - 1]);
+  const std::int64_t n = allreduce_sum(comm, rows);
+  // A fixed-point sum: the same bits on any number of ranks (a floating-point all-reduce of
+  // per-rank sums changed sigma, and every weight, in the last bits with the rank count).
+  ReproducibleSum sum(allreduce_max_double(comm, largest), n);
+  for (std::int64_t r = 0; r < rows; ++r) sum.add(cand.dist[r * cand.m + k - 1]);
+  const double total = sum.result(comm);
+  const double mean = n > 0 ? total / static_cast<double>(n) : 0.0;
   return mean > 0.0 ? mean : 1.0;
 }
 

@@ -15,7 +15,8 @@ Candidates first_k(const Candidates& cand, int k);
 
 // Collective. The default sigma^2: the mean over all nodes of the squared distance to the k-th
 // candidate (the lists' k-th column, k <= m). 1 when that mean is 0 (every k-th neighbour a
-// duplicate point: every kept weight is then exp(0) = 1 whatever sigma is).
+// duplicate point: every kept weight is then exp(0) = 1 whatever sigma is). Summed in fixed point
+// (util/reproducible_sum.hpp): the same bits on any number of ranks.
 double knn_default_sigma2(MPI_Comm comm, const Candidates& cand, int k);
 
 // Local. The Gaussian kernel weight of every local edge: w_e = exp(-z_e / sigma2).
