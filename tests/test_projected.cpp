@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -16,8 +17,8 @@
 #include "ann/projection.hpp"
 #include "ann/routes.hpp"
 #include "candidates_data.hpp"
-#include "projected_reference.hpp"
 #include "lsgl/util/error.hpp"
+#include "projected_reference.hpp"
 
 namespace {
 
@@ -335,6 +336,54 @@ TEST(Projected, ShortlistsWithTheHomeBoundAreTheirDefinition) {
       if (size > 1 && probes == lay.cells) EXPECT_GT(beyond, 0);
       if (size == 1) EXPECT_EQ(beyond, 0);
     }
+  }
+}
+
+// The choice of the probes and S counts, for each pair of the ladders, the sampled rows' exact
+// neighbours that their shortlists hold (shortlist_hits, from the rows ahead of each neighbour):
+// the counts of the shortlists' definition (projected_shortlist) computed here serially for
+// every pair, on clustered rows and on a grid of many equal distances and duplicated rows.
+TEST(Projected, ChoiceCountsTheShortlistsOfTheirDefinition) {
+  for (const Data& data : {mixture_data(2000), grid_data(2100, 5)}) {
+    const int m = 8, dims = 3;
+    const std::vector<float> all = data.all();
+    const LocalRows rows = data.block(MPI_COMM_WORLD);
+    const AnnParams p = projected_params(dims, 20);
+    const lsgl::ann::ProjectedPlan plan = lsgl::ann::plan_projected(MPI_COMM_WORLD, rows, m, p);
+    const lsgl::ann::CellLayout& lay = plan.cells.layout;
+    ASSERT_GT(lay.cells, 4);
+    const Serial serial(data, all, rows, plan, p.seed);
+    lsgl::ann::ChoiceSample q;
+    for (std::int64_t g = 3; g < data.n; g += 47) {
+      q.ids.push_back(g);
+      q.projected.insert(q.projected.end(), serial.y.begin() + g * dims,
+                         serial.y.begin() + (g + 1) * dims);
+      for (const auto& [d2, j] : brute_force(data, all, g, m)) q.exact.push_back({d2, j});
+    }
+    const std::vector<int> ladder = {1, 2, 4, lay.cells}, lengths = {8, 11, 20, 45};
+    const std::vector<std::int64_t> hits =
+        lsgl::ann::shortlist_hits(MPI_COMM_WORLD, plan, q, ladder, lengths, m, 2);
+    const std::int64_t all_hits = static_cast<std::int64_t>(q.ids.size()) * m;
+    for (std::size_t li = 0; li < ladder.size(); ++li) {
+      for (std::size_t t = 0; t < lengths.size(); ++t) {
+        std::int64_t want = 0;
+        for (std::size_t s = 0; s < q.ids.size(); ++s) {
+          int own = 0;
+          const List list =
+              projected_shortlist(serial.rows, lay, ladder[li], lengths[t], q.ids[s], &own);
+          for (int j = 0; j < m; ++j) {
+            const std::int64_t e = q.exact[s * m + j].idx;
+            want +=
+                std::any_of(list.begin(), list.end(), [e](const auto& x) { return x.second == e; });
+          }
+        }
+        EXPECT_EQ(hits[li * lengths.size() + t], want)
+            << "n " << data.n << " probes " << ladder[li] << " S " << lengths[t];
+      }
+    }
+    // The pairs differ: the narrowest misses neighbours, the widest holds more.
+    EXPECT_LT(hits.front(), hits.back());
+    EXPECT_LT(hits.front(), all_hits);
   }
 }
 

@@ -64,13 +64,6 @@ int choose_dims(const Projection& proj) {
   return proj.dims;
 }
 
-// The sampled rows of the choice with their exact lists, on every rank.
-struct ChoiceSample {
-  std::vector<std::int64_t> ids;
-  std::vector<float> projected;     // ids.size() x p'
-  std::vector<Neighbor> exact;      // ids.size() x m
-};
-
 // Collective. For each sampled row s, each of its exact neighbours j (q.exact, m per row) and
 // each probe count li of the ladder: the number of rows of the probed cells, s itself left out,
 // that come before the neighbour by (projected distance, global index), all rows of those cells
@@ -159,10 +152,47 @@ std::vector<std::int64_t> rows_ahead(MPI_Comm comm, const ProjectedPlan& plan,
   return out;
 }
 
+}  // namespace
+
+std::vector<std::int64_t> shortlist_hits(MPI_Comm comm, const ProjectedPlan& plan,
+                                         const ChoiceSample& q, const std::vector<int>& ladder,
+                                         const std::vector<int>& lengths, int m, int threads) {
+  const CellLayout& lay = plan.cells.layout;
+  const std::int64_t nq = static_cast<std::int64_t>(q.ids.size());
+  const std::int64_t nl = static_cast<std::int64_t>(ladder.size());
+  const std::int64_t nt = static_cast<std::int64_t>(lengths.size());
+  std::vector<std::int64_t> cell_of;
+  const std::vector<std::int64_t> ahead = rows_ahead(comm, plan, q, ladder, m, cell_of, threads);
+  std::vector<std::int64_t> hits(static_cast<std::size_t>(nl * nt), 0);
+  std::vector<std::pair<double, int>> cd(static_cast<std::size_t>(lay.cells));
+  std::vector<int> place(static_cast<std::size_t>(lay.cells));
+  for (std::int64_t s = 0; s < nq; ++s) {
+    for (int c = 0; c < lay.cells; ++c) {
+      cd[c] = {squared_distance(q.projected.data() + s * plan.dims,
+                                lay.centroids.data() + c * plan.dims, plan.dims),
+               c};
+    }
+    std::sort(cd.begin(), cd.end());
+    for (int t = 0; t < lay.cells; ++t) place[cd[t].second] = t;
+    for (int j = 0; j < m; ++j) {
+      const bool padding = q.exact[s * m + j].idx < 0;
+      for (std::int64_t li = 0; li < nl; ++li) {
+        if (!padding && place[cell_of[s * m + j]] >= ladder[li]) continue;  // cell not probed
+        for (std::int64_t t = 0; t < nt; ++t) {
+          hits[li * nt + t] += ahead[(s * m + j) * nl + li] < lengths[t];
+        }
+      }
+    }
+  }
+  return hits;
+}
+
+namespace {
+
 // Collective. The probes and S of plan: for each pair of the ladders, the recall of the
-// shortlists of a hashed sample of rows against their exact lists (each rank's best merged by
-// an all-reduce); the cheapest pair that reaches kRecallTarget, by rows compared times p' plus
-// kExactWeight S d; the widest pair when none does. p.shortlist, when set, fixes S.
+// shortlists of a hashed sample of rows against their exact lists (shortlist_hits); the cheapest
+// pair that reaches kRecallTarget, by rows compared times p' plus kExactWeight S d; the widest
+// pair when none does. p.shortlist, when set, fixes S.
 void choose_probes(MPI_Comm comm, const LocalRows& data, int m, const AnnParams& p,
                    ProjectedPlan& plan) {
   SplitMix64 rng(p.seed ^ kChoiceSalt);
@@ -187,22 +217,20 @@ void choose_probes(MPI_Comm comm, const LocalRows& data, int m, const AnnParams&
   }
   if (p.shortlist > 0) lengths = {plan.shortlist};
   const int longest = *std::max_element(lengths.begin(), lengths.end());
-  std::vector<std::int64_t> cell_of;
-  const std::vector<std::int64_t> ahead = rows_ahead(comm, plan, q, ladder, m, cell_of, p.threads);
+  const std::vector<std::int64_t> hits =
+      shortlist_hits(comm, plan, q, ladder, lengths, m, p.threads);
 
-  // Rows compared per query for each probe count: the sizes of its probed cells; and where each
-  // cell comes in each sampled row's order of the cells.
+  // Rows compared per query for each probe count: the sizes of its probed cells.
   const std::int64_t nl = static_cast<std::int64_t>(ladder.size());
+  const std::int64_t nt = static_cast<std::int64_t>(lengths.size());
   std::vector<double> compared(static_cast<std::size_t>(nl), 0.0);
   std::vector<std::pair<double, int>> cd(static_cast<std::size_t>(lay.cells));
-  std::vector<int> place(static_cast<std::size_t>(nq * lay.cells));
   for (std::int64_t s = 0; s < nq; ++s) {
     for (int c = 0; c < lay.cells; ++c) {
       cd[c] = {squared_distance(q.projected.data() + s * plan.dims,
                                 lay.centroids.data() + c * plan.dims, plan.dims), c};
     }
     std::sort(cd.begin(), cd.end());
-    for (int t = 0; t < lay.cells; ++t) place[s * lay.cells + cd[t].second] = t;
     double sum = 0;
     for (int t = 0, li = 0; t < lay.cells && li < nl; ++t) {
       sum += static_cast<double>(lay.size[cd[t].second]);
@@ -211,16 +239,9 @@ void choose_probes(MPI_Comm comm, const LocalRows& data, int m, const AnnParams&
   }
   double best = std::numeric_limits<double>::infinity();
   for (std::int64_t li = 0; li < nl; ++li) {
-    for (int len : lengths) {
-      std::int64_t hits = 0;
-      for (std::int64_t s = 0; s < nq; ++s) {
-        for (int j = 0; j < m; ++j) {
-          const std::int64_t c = cell_of[s * m + j];
-          const bool probed = q.exact[s * m + j].idx < 0 || place[s * lay.cells + c] < ladder[li];
-          hits += probed && ahead[(s * m + j) * nl + li] < len;
-        }
-      }
-      const double recall = static_cast<double>(hits) / static_cast<double>(nq * m);
+    for (std::int64_t t = 0; t < nt; ++t) {
+      const int len = lengths[t];
+      const double recall = static_cast<double>(hits[li * nt + t]) / static_cast<double>(nq * m);
       const double cost = compared[li] * plan.dims +
                           kExactWeight * len * static_cast<double>(data.d);
       const bool widest = li == nl - 1 && len == longest;

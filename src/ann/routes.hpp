@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cells.hpp"
+#include "engines.hpp"
 #include "lsgl/ann/candidates.hpp"
 #include "projection.hpp"
 
@@ -36,6 +37,22 @@ struct ProjectedPlan {
 // cells of the full space prune little (Fashion-MNIST, 784 dimensions: the voronoi engine
 // compared 39,000 of 60,000 rows per query).
 inline constexpr std::int64_t kProjectFirstDims = 100;
+
+// The sampled rows that choose the probes and S, with their exact lists, on every rank.
+struct ChoiceSample {
+  std::vector<std::int64_t> ids;  // global indices
+  std::vector<float> projected;   // ids.size() x p': the rows projected as plan.rows
+  std::vector<Neighbor> exact;    // ids.size() x m: exact m nearest by (distance, index)
+};
+
+// Collective. hits[li * lengths.size() + t]: how many of the sampled rows' exact neighbours are
+// in their shortlists of length lengths[t] over their ladder[li] nearest cells (the S nearest by
+// (projected distance, global index), the row itself left out; a padding entry, idx -1, counts
+// when the shortlist is not full). Integer counts summed over the ranks: the same on any number
+// of ranks. `ladder` ascending.
+std::vector<std::int64_t> shortlist_hits(MPI_Comm comm, const ProjectedPlan& plan,
+                                         const ChoiceSample& q, const std::vector<int>& ladder,
+                                         const std::vector<int>& lengths, int m, int threads);
 
 // Collective. p' (p.project_dims, or from the explained variance), the projected rows, their
 // cells, and the probes and S (S may be set by p.shortlist) from the recall of a sample of rows
