@@ -13,7 +13,8 @@ namespace lsgl {
 
 namespace {
 
-constexpr int kBits = 21;  // per coordinate; 3 x 21 = 63 bits of key
+constexpr int kKeyDims = 8;   // principal directions of the key, at most
+constexpr int kKeyBits = 63;  // bits of the key, all coordinates together
 
 // Rows sampled for the principal directions: index i is in when its hash falls below the
 // cut-off that keeps about `target` of the n rows.
@@ -46,7 +47,7 @@ OrderScore compare_on_sample(const std::vector<float>& sample,
   if (s < 2) return score;
   std::vector<Record> rec(s);
   for (std::int64_t i = 0; i < s; ++i) {
-    double x[3];
+    double x[kKeyDims];
     project(&sample[i * d], x);
     rec[i] = {key_of(x), ids[i]};
   }
@@ -116,7 +117,7 @@ Principal principal_directions(MPI_Comm comm, const LocalRows& data) {
   }
   for (std::int64_t a = 0; a < d; ++a)
     for (std::int64_t b = 0; b < a; ++b) cov(a, b) = cov(b, a);
-  pc.dims = static_cast<int>(std::min<std::int64_t>(3, d));
+  pc.dims = static_cast<int>(std::min<std::int64_t>(kKeyDims, d));
   pc.V = top_eigenvectors(cov, pc.dims);
   return pc;
 }
@@ -169,14 +170,38 @@ void place_in_order(MPI_Comm comm, const LocalRows& data, const std::vector<Reco
 
 }  // namespace
 
-std::uint64_t morton3(std::uint32_t q0, std::uint32_t q1, std::uint32_t q2) {
-  std::uint64_t k = 0;
-  for (int t = 0; t < kBits; ++t) {
-    k |= static_cast<std::uint64_t>((q0 >> t) & 1u) << (3 * t);
-    k |= static_cast<std::uint64_t>((q1 >> t) & 1u) << (3 * t + 1);
-    k |= static_cast<std::uint64_t>((q2 >> t) & 1u) << (3 * t + 2);
+std::vector<int> cube_bits(const std::vector<double>& span, int total) {
+  const int dims = static_cast<int>(span.size());
+  const double widest = *std::max_element(span.begin(), span.end());
+  std::vector<int> fewer(static_cast<std::size_t>(dims), -1);  // -1: the span is 0, no bits
+  for (int k = 0; k < dims; ++k) {
+    if (span[k] > 0 && widest > 0) {
+      fewer[k] = std::max(0, static_cast<int>(std::floor(std::log2(widest / span[k]))));
+    }
   }
-  return k;
+  std::vector<int> bits(static_cast<std::size_t>(dims), 0);
+  for (int levels = 1; levels <= 31; ++levels) {
+    std::vector<int> next(static_cast<std::size_t>(dims), 0);
+    int used = 0;
+    for (int k = 0; k < dims; ++k) {
+      if (fewer[k] >= 0) next[k] = std::max(0, levels - fewer[k]);
+      used += next[k];
+    }
+    if (used > total) break;
+    bits = next;
+  }
+  return bits;
+}
+
+std::uint64_t interleave_levels(const std::uint32_t* q, const std::vector<int>& bits) {
+  const int levels = bits.empty() ? 0 : *std::max_element(bits.begin(), bits.end());
+  std::uint64_t key = 0;
+  for (int t = levels - 1; t >= 0; --t) {
+    for (std::size_t k = 0; k < bits.size(); ++k) {
+      if (t < bits[k]) key = (key << 1) | ((q[k] >> t) & 1u);
+    }
+  }
+  return key;
 }
 
 LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
@@ -186,42 +211,45 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
   const Principal pc = principal_directions(comm, data);
   const int dims = pc.dims;
 
-  // 2. Coordinates along them, their global extremes, the Morton key of each local row.
+  // 2. Coordinates along them, their global extremes, the key of each local row: cells of
+  // about equal width along every direction, coarse to fine (cube_bits, interleave_levels).
   auto project = [&](const float* row, double* out) {
-    for (int k = 0; k < 3; ++k) out[k] = 0.0;
+    for (int k = 0; k < kKeyDims; ++k) out[k] = 0.0;
     for (int k = 0; k < dims; ++k)
       for (std::int64_t t = 0; t < d; ++t) out[k] += (row[t] - pc.mean[t]) * pc.V(t, k);
   };
-  std::vector<double> coord(static_cast<std::size_t>(local * 3), 0.0);
-  double lo[3], hi[3];
-  for (int k = 0; k < 3; ++k) {
+  std::vector<double> coord(static_cast<std::size_t>(local * kKeyDims), 0.0);
+  double lo[kKeyDims], hi[kKeyDims];
+  for (int k = 0; k < kKeyDims; ++k) {
     lo[k] = std::numeric_limits<double>::infinity();
     hi[k] = -lo[k];
   }
   for (std::int64_t r = 0; r < local; ++r) {
-    project(data.row(r), &coord[r * 3]);
+    project(data.row(r), &coord[r * kKeyDims]);
     for (int k = 0; k < dims; ++k) {
-      lo[k] = std::min(lo[k], coord[r * 3 + k]);
-      hi[k] = std::max(hi[k], coord[r * 3 + k]);
+      lo[k] = std::min(lo[k], coord[r * kKeyDims + k]);
+      hi[k] = std::max(hi[k], coord[r * kKeyDims + k]);
     }
   }
-  MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, comm);
-  MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, comm);
-  const double cells = static_cast<double>((1u << kBits) - 1);
+  MPI_Allreduce(MPI_IN_PLACE, lo, kKeyDims, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, hi, kKeyDims, MPI_DOUBLE, MPI_MAX, comm);
+  std::vector<double> span(static_cast<std::size_t>(dims));
+  for (int k = 0; k < dims; ++k) span[k] = hi[k] - lo[k];
+  const std::vector<int> bits = cube_bits(span, kKeyBits);
   auto key_of = [&](const double* x) {
-    std::uint32_t q[3] = {0, 0, 0};
+    std::uint32_t q[kKeyDims] = {};
     for (int k = 0; k < dims; ++k) {
-      const double span = hi[k] - lo[k];
-      const double u = span > 0 ? (x[k] - lo[k]) / span : 0.0;
-      q[k] = static_cast<std::uint32_t>(std::clamp(u, 0.0, 1.0) * cells);
+      const double cells = std::ldexp(1.0, bits[k]);  // q in [0, 2^bits)
+      const double u = span[k] > 0 ? (x[k] - lo[k]) / span[k] : 0.0;
+      q[k] = static_cast<std::uint32_t>(std::min(std::clamp(u, 0.0, 1.0) * cells, cells - 1));
     }
-    return morton3(q[0], q[1], q[2]);
+    return interleave_levels(q, bits);
   };
   LocalityOrder order;
   order.score = compare_on_sample(pc.sample, pc.ids, n, d, project, key_of);
   if (!(order.score.locality > kBetter * order.score.input)) return order;  // keep input order
   std::vector<Record> rec(local);
-  for (std::int64_t r = 0; r < local; ++r) rec[r] = {key_of(&coord[r * 3]), data.begin + r};
+  for (std::int64_t r = 0; r < local; ++r) rec[r] = {key_of(&coord[r * kKeyDims]), data.begin + r};
 
   // 3. Sample sort of the records; 4. each row's place in the order.
   const std::vector<Record> got = sample_sort(comm, std::move(rec));
