@@ -67,12 +67,13 @@ int choose_dims(const Projection& proj) {
 // Collective. For each sampled row s, each of its exact neighbours j (q.exact, m per row) and
 // each probe count li of the ladder: the number of rows of the probed cells, s itself left out,
 // that come before the neighbour by (projected distance, global index), all rows of those cells
-// for a padding entry (-1), summed over the ranks: out[(s * m + j) * ladder + li]. The neighbour
-// is in the shortlist of length S at that probe count iff its cell is probed and the count is
-// below S; integers summed in any order, so the choice is the same on any number of ranks.
+// for a padding entry (-1), summed over the ranks: out[(s * m + j) * ladder + li]; negative when
+// the neighbour's cell is not probed (every rank writes -1 there). The neighbour is in the
+// shortlist of length S at that probe count iff the count is in [0, S); integers summed in any
+// order, so the choice is the same on any number of ranks.
 std::vector<std::int64_t> rows_ahead(MPI_Comm comm, const ProjectedPlan& plan,
                                      const ChoiceSample& q, const std::vector<int>& ladder, int m,
-                                     std::vector<std::int64_t>& cell_of, int threads) {
+                                     int threads) {
   const CellLayout& lay = plan.cells.layout;
   const std::int64_t w = plan.dims, nq = static_cast<std::int64_t>(q.ids.size());
   const std::int64_t rows = plan.rows.local_rows(), nl = static_cast<std::int64_t>(ladder.size());
@@ -80,7 +81,7 @@ std::vector<std::int64_t> rows_ahead(MPI_Comm comm, const ProjectedPlan& plan,
   // Each neighbour's projected distance to its sampled row and its cell, from the rank holding it.
   std::vector<double> dist(static_cast<std::size_t>(nq * m),
                            -std::numeric_limits<double>::infinity());
-  cell_of.assign(static_cast<std::size_t>(nq * m), -1);
+  std::vector<std::int64_t> cell_of(static_cast<std::size_t>(nq * m), -1);
   for (std::int64_t s = 0; s < nq; ++s) {
     for (int j = 0; j < m; ++j) {
       const std::int64_t e = q.exact[s * m + j].idx;
@@ -143,7 +144,11 @@ std::vector<std::int64_t> rows_ahead(MPI_Comm comm, const ProjectedPlan& plan,
           o[ahead[p].second * nl + li] = before;
         }
         for (int j = 0; j < m; ++j) {
-          if (q.exact[s * m + j].idx < 0) o[j * nl + li] = all;
+          if (q.exact[s * m + j].idx < 0) {
+            o[j * nl + li] = all;
+          } else if (place[cell_of[s * m + j]] >= ladder[li]) {
+            o[j * nl + li] = -1;  // the neighbour's cell is not probed
+          }
         }
       }
     }
@@ -157,31 +162,15 @@ std::vector<std::int64_t> rows_ahead(MPI_Comm comm, const ProjectedPlan& plan,
 std::vector<std::int64_t> shortlist_hits(MPI_Comm comm, const ProjectedPlan& plan,
                                          const ChoiceSample& q, const std::vector<int>& ladder,
                                          const std::vector<int>& lengths, int m, int threads) {
-  const CellLayout& lay = plan.cells.layout;
   const std::int64_t nq = static_cast<std::int64_t>(q.ids.size());
   const std::int64_t nl = static_cast<std::int64_t>(ladder.size());
   const std::int64_t nt = static_cast<std::int64_t>(lengths.size());
-  std::vector<std::int64_t> cell_of;
-  const std::vector<std::int64_t> ahead = rows_ahead(comm, plan, q, ladder, m, cell_of, threads);
+  const std::vector<std::int64_t> ahead = rows_ahead(comm, plan, q, ladder, m, threads);
   std::vector<std::int64_t> hits(static_cast<std::size_t>(nl * nt), 0);
-  std::vector<std::pair<double, int>> cd(static_cast<std::size_t>(lay.cells));
-  std::vector<int> place(static_cast<std::size_t>(lay.cells));
-  for (std::int64_t s = 0; s < nq; ++s) {
-    for (int c = 0; c < lay.cells; ++c) {
-      cd[c] = {squared_distance(q.projected.data() + s * plan.dims,
-                                lay.centroids.data() + c * plan.dims, plan.dims),
-               c};
-    }
-    std::sort(cd.begin(), cd.end());
-    for (int t = 0; t < lay.cells; ++t) place[cd[t].second] = t;
-    for (int j = 0; j < m; ++j) {
-      const bool padding = q.exact[s * m + j].idx < 0;
-      for (std::int64_t li = 0; li < nl; ++li) {
-        if (!padding && place[cell_of[s * m + j]] >= ladder[li]) continue;  // cell not probed
-        for (std::int64_t t = 0; t < nt; ++t) {
-          hits[li * nt + t] += ahead[(s * m + j) * nl + li] < lengths[t];
-        }
-      }
+  for (std::int64_t e = 0; e < nq * m; ++e) {
+    for (std::int64_t li = 0; li < nl; ++li) {
+      const std::int64_t before = ahead[e * nl + li];
+      for (std::int64_t t = 0; t < nt; ++t) hits[li * nt + t] += before >= 0 && before < lengths[t];
     }
   }
   return hits;
