@@ -32,7 +32,8 @@ class Suite:
         self.ranks, self.timeout = ranks, timeout
         self.tmp = tempfile.mkdtemp(prefix=prefix)
         self.passed, self.failures, self.xfails = 0, [], []
-        self.t_start = time.time()
+        self.t_start = self.t_last = time.time()
+        self.times = bool(os.environ.get("LSGL_CLI_TIMES"))  # seconds since the last check
         sys.excepthook = self._crash
 
     def path(self, name):
@@ -56,7 +57,12 @@ class Suite:
             return None
 
     def check(self, name, ok, detail="", known_bug=None):
-        """known_bug: a description; the case is then expected to fail (XFAIL) until fixed."""
+        """known_bug: a description; the case is then expected to fail (XFAIL) until fixed.
+        With LSGL_CLI_TIMES set, each line ends with the seconds since the previous check."""
+        now = time.time()
+        if self.times:
+            name = f"{name} [{now - self.t_last:.1f} s]"
+        self.t_last = now
         if known_bug:
             if ok:
                 self.failures.append(name)
