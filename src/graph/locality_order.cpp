@@ -78,7 +78,7 @@ OrderScore compare_on_sample(const std::vector<float>& sample,
 }
 
 // The principal directions of a hashed sample of the rows, the same on every rank: the sample
-// (rows and global indices), its mean and its top min(3, d) eigenvectors (d x dims).
+// (rows and global indices), its mean and its top min(kKeyDims, d) eigenvectors (d x dims).
 struct Principal {
   std::vector<float> sample;
   std::vector<std::int64_t> ids;
