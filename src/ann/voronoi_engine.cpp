@@ -8,8 +8,10 @@
 //
 // Search, for the queries of one home cell h at a time (own rows: their cell; other queries: the
 // nearest centroid by a single-precision product, any cell would do):
-// 1. distances to the rows of h by one single-precision matrix product (OpenBLAS sgemm on
-//    coordinates centred at c_h); each query keeps its best k + kExtra by that distance;
+// 1. distances to the rows of h by single-precision products on coordinates centred at c_h
+//    (panel_products: the rows are kept in panels of kPanel rows, coordinate-major, built once,
+//    so a cell scanned for a few queries is read once instead of copied by sgemm each time);
+//    each query keeps its best k + kExtra by that distance;
 // 2. the distances to the centroids of the cells that can hold a row within the block's reach
 //    (gap_j - extent_j at most max ||x - c_h|| + radius over the block: the triangle and ball
 //    bounds with exact gaps, so a query's cost follows the cells near it rather than the number
@@ -28,8 +30,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,6 +49,10 @@ namespace {
 constexpr int kExtra = 8;                    // float candidates kept beyond k
 constexpr std::int64_t kQueryBlock = 512;    // queries per matrix product
 constexpr int kFlatCells = 512;              // above: two levels of k-means (make_cells)
+constexpr int kPanel = 16;                   // rows per panel of the centred rows
+
+// kPanel floats, one per row of a panel; loads and stores through memcpy (no alignment).
+using Lanes = float __attribute__((vector_size(kPanel * sizeof(float))));
 
 // C (rows_a x rows_b) = alpha A (rows_a x d) * B (rows_b x d)^T, single precision.
 void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t rows_b,
@@ -52,6 +60,32 @@ void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t 
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows_a),
               static_cast<int>(rows_b), static_cast<int>(d), alpha, a, static_cast<int>(d), b,
               static_cast<int>(d), 0.0f, c, static_cast<int>(rows_b));
+}
+
+// Local. The products of G queries (a: G x d, row-major) with the kPanel rows of a panel
+// (d x kPanel, coordinate-major): out[q][r] = a_q . y_r in single precision, in 8 / G
+// interleaved partial sums per query so that eight multiply-adds are independent.
+template <int G>
+void panel_products(const float* panel, const float* a, std::int64_t d, Lanes* out) {
+  constexpr int kSums = G >= 8 ? 1 : 8 / G;
+  Lanes acc[kSums][G] = {};
+  std::int64_t j = 0;
+  for (; j + kSums <= d; j += kSums) {
+    for (int c = 0; c < kSums; ++c) {
+      Lanes y;
+      std::memcpy(&y, panel + (j + c) * kPanel, sizeof y);
+      for (int q = 0; q < G; ++q) acc[c][q] += a[q * d + j + c] * y;
+    }
+  }
+  for (; j < d; ++j) {
+    Lanes y;
+    std::memcpy(&y, panel + j * kPanel, sizeof y);
+    for (int q = 0; q < G; ++q) acc[0][q] += a[q * d + j] * y;
+  }
+  for (int q = 0; q < G; ++q) {
+    out[q] = acc[0][q];
+    for (int c = 1; c < kSums; ++c) out[q] += acc[c][q];
+  }
 }
 
 // A query's best candidates by float distance under the order (f, row), at most `cap` once
@@ -223,8 +257,8 @@ class VoronoiEngine final : public CountingEngine {
     home_ = nearest_centroids(centroids_.data(), cells_, d_, base_, rows_, threads_);
   }
 
-  // The rows by (cell, row), centred at their centroid, with their squared norms and the largest
-  // norm of each cell.
+  // The rows by (cell, row), centred at their centroid in panels (panel_products), with their
+  // squared norms and the largest norm of each cell.
   void group_rows() {
     start_.assign(static_cast<std::size_t>(cells_) + 1, 0);
     for (int c : home_) ++start_[c + 1];
@@ -232,17 +266,26 @@ class VoronoiEngine final : public CountingEngine {
     order_.resize(static_cast<std::size_t>(rows_));
     std::vector<std::int64_t> at(start_.begin(), start_.end() - 1);
     for (std::int64_t l = 0; l < rows_; ++l) order_[at[home_[l]]++] = l;
-    centred_.resize(static_cast<std::size_t>(rows_ * d_));
-    norm2_.resize(static_cast<std::size_t>(rows_));
+    panel_first_.assign(static_cast<std::size_t>(cells_) + 1, 0);
+    for (int c = 0; c < cells_; ++c)
+      panel_first_[c + 1] = panel_first_[c] + (cell_rows(c) + kPanel - 1) / kPanel;
+    panels_.assign(static_cast<std::size_t>(panel_first_[cells_] * d_ * kPanel), 0.0f);
+    std::vector<float> y(static_cast<std::size_t>(d_));
+    panel_norm2_.assign(static_cast<std::size_t>(panel_first_[cells_] * kPanel),
+                        std::numeric_limits<float>::infinity());
     reach_.assign(static_cast<std::size_t>(cells_), 0.0);
     extent_.assign(static_cast<std::size_t>(cells_), 0.0);
     for (int c = 0; c < cells_; ++c) {
       for (std::int64_t t = start_[c]; t < start_[c + 1]; ++t) {
         const float* x = base_ + order_[t] * d_;
-        float* y = centred_.data() + t * d_;
-        for (std::int64_t j = 0; j < d_; ++j) y[j] = x[j] - centroid(c)[j];
-        const double n2 = squared_norm(y, d_);
-        norm2_[t] = static_cast<float>(n2);
+        const std::int64_t u = t - start_[c];
+        float* panel = panels_.data() + (panel_first_[c] + u / kPanel) * d_ * kPanel + u % kPanel;
+        for (std::int64_t j = 0; j < d_; ++j) {
+          y[j] = x[j] - centroid(c)[j];
+          panel[j * kPanel] = y[j];
+        }
+        const double n2 = squared_norm(y.data(), d_);
+        panel_norm2_[panel_first_[c] * kPanel + u] = static_cast<float>(n2);
         reach_[c] = std::max(reach_[c], std::sqrt(n2));
         extent_[c] = std::max(extent_[c], squared_distance(x, centroid(c), d_));
       }
@@ -261,7 +304,9 @@ class VoronoiEngine final : public CountingEngine {
 
   // Per-thread scratch of search_homes.
   struct Scratch {
-    std::vector<float> a, ah, g, gc;
+    std::vector<float> a, ah, gc;
+    std::vector<double> an;                            // ||a_i||^2 of the queries scanned
+    std::vector<float> lim;                            // their float bars (scan)
     std::vector<float> shifted;                        // centroids of the near cells - c_h
     std::vector<std::pair<int, double>> near;          // (cell, ||c_c - c_h||) that can be reached
     std::vector<double> radius;                        // per position in the block
@@ -274,39 +319,55 @@ class VoronoiEngine final : public CountingEngine {
   };
 
   // Scans the rows of cell c for the block's queries at positions `at` (rows qx + qs[i] * d):
-  // products on coordinates centred at c_c.
+  // products on coordinates centred at c_c, panel by panel, up to eight queries at a time.
   void scan(int c, const std::vector<std::int64_t>& at, const std::vector<std::int64_t>& qs,
             const float* qx, Scratch& s) const {
     const std::int64_t rows_c = cell_rows(c), nb = static_cast<std::int64_t>(at.size());
     if (rows_c == 0 || nb == 0) return;
     s.a.resize(static_cast<std::size_t>(nb * d_));
+    s.an.resize(static_cast<std::size_t>(nb));
+    s.lim.resize(static_cast<std::size_t>(nb));
+    // f = an + v with v = ||y||^2 - 2 a.y in float; v above the bar cannot enter the list.
+    const auto limit = [&](std::int64_t i) {
+      return std::nextafter(static_cast<float>(s.lists[at[i]].bar() - s.an[i]),
+                            std::numeric_limits<float>::infinity());
+    };
     for (std::int64_t i = 0; i < nb; ++i) {
       const float* q = qx + qs[at[i]] * d_;
       for (std::int64_t j = 0; j < d_; ++j) s.a[i * d_ + j] = q[j] - centroid(c)[j];
+      s.an[i] = squared_norm(s.a.data() + i * d_, d_);
+      s.eps[at[i]] = std::max(s.eps[at[i]], rounding(std::sqrt(s.an[i]), reach_[c]));
+      s.lists[at[i]].scanned += rows_c;
+      s.lim[i] = limit(i);
     }
-    s.g.resize(static_cast<std::size_t>(nb * rows_c));
-    products(s.a.data(), nb, centred_.data() + start_[c] * d_, rows_c, d_, s.g.data(), -2.0f);
-    const float* yn = norm2_.data() + start_[c];
     const std::int64_t* rows = order_.data() + start_[c];
-    for (std::int64_t i = 0; i < nb; ++i) {
-      const double an = squared_norm(s.a.data() + i * d_, d_);
-      Shortlist& list = s.lists[at[i]];
-      s.eps[at[i]] = std::max(s.eps[at[i]], rounding(std::sqrt(an), reach_[c]));
-      list.scanned += rows_c;
-      // f = an + v with v = ||y||^2 - 2 a.y in float; v above `limit` cannot enter the list.
-      const auto limit = [&] {
-        return std::nextafter(static_cast<float>(list.bar() - an),
-                              std::numeric_limits<float>::infinity());
-      };
-      float lim = limit();
-      const float* gi = s.g.data() + i * rows_c;
-      for (std::int64_t t = 0; t < rows_c; ++t) {
-        const float v = yn[t] + gi[t];
-        if (v <= lim) {
-          list.add(an + static_cast<double>(v), rows[t]);
-          lim = limit();
+    Lanes dot[8];
+    // The products of queries i0 .. i0 + G - 1 with panel p, then their candidates.
+    const auto queries = [&](auto group, std::int64_t p, std::int64_t i0) {
+      constexpr int G = decltype(group)::value;
+      const std::int64_t t0 = p * kPanel, width = std::min<std::int64_t>(kPanel, rows_c - t0);
+      panel_products<G>(panels_.data() + (panel_first_[c] + p) * d_ * kPanel, s.a.data() + i0 * d_,
+                        d_, dot);
+      Lanes norms;
+      std::memcpy(&norms, panel_norm2_.data() + (panel_first_[c] + p) * kPanel, sizeof norms);
+      for (int q = 0; q < G; ++q) {
+        const std::int64_t i = i0 + q;
+        const Lanes v = norms - 2.0f * dot[q];
+        float lim = s.lim[i];
+        for (std::int64_t r = 0; r < width; ++r) {
+          if (v[r] <= lim) {
+            s.lists[at[i]].add(s.an[i] + static_cast<double>(v[r]), rows[t0 + r]);
+            lim = s.lim[i] = limit(i);
+          }
         }
       }
+    };
+    for (std::int64_t p = 0; p < panel_first_[c + 1] - panel_first_[c]; ++p) {
+      std::int64_t i = 0;
+      for (; i + 8 <= nb; i += 8) queries(std::integral_constant<int, 8>(), p, i);
+      if (i + 4 <= nb) queries(std::integral_constant<int, 4>(), p, i), i += 4;
+      if (i + 2 <= nb) queries(std::integral_constant<int, 2>(), p, i), i += 2;
+      if (i < nb) queries(std::integral_constant<int, 1>(), p, i);
     }
   }
 
@@ -458,8 +519,9 @@ class VoronoiEngine final : public CountingEngine {
   std::vector<int> home_;            // cell of each row
   std::vector<std::int64_t> start_;  // first position of each cell in order_ (cells + 1)
   std::vector<std::int64_t> order_;  // rows by (cell, row)
-  std::vector<float> centred_;       // row order_[t] minus its centroid, at t * d
-  std::vector<float> norm2_;         // squared norm of each centred row
+  std::vector<std::int64_t> panel_first_;  // first panel of each cell (cells + 1)
+  std::vector<float> panels_;        // per panel, d x kPanel: rows order_[t] minus their centroid
+  std::vector<float> panel_norm2_;   // squared norms of the centred rows, by panel (padding: inf)
   std::vector<double> reach_;        // largest centred norm of each cell
   std::vector<double> extent_;       // largest distance from c_c to a row of cell c
 };
