@@ -20,6 +20,8 @@
 //    rounding bound taken against them, are within the query's current k-th distance plus its
 //    rounding bound, or within the bound a routed query brings (search_within: then the home
 //    cell too is skipped when its ball lies beyond it, and fewer than k rows may come back);
+//    the blocks of consecutive home cells go in batches of about kBatchQueries queries, and each
+//    cell visited from a batch is scanned once for all the batch's queries that visit it;
 // 3. the kept candidates are recomputed with squared_distance and sorted by (distance, row). The
 //    float selection is certified when the exact k-th distance lies more than twice the rounding
 //    bound below the first float distance left out; otherwise (near-ties, duplicates) the query
@@ -48,6 +50,7 @@ namespace {
 
 constexpr int kExtra = 8;                    // float candidates kept beyond k
 constexpr std::int64_t kQueryBlock = 512;    // queries per matrix product
+constexpr std::int64_t kBatchQueries = 8192;  // queries whose visited cells are scanned together
 constexpr int kFlatCells = 512;              // above: two levels of k-means (make_cells)
 constexpr int kPanel = 16;                   // rows per panel of the centred rows
 
@@ -302,6 +305,12 @@ class VoronoiEngine final : public CountingEngine {
     return !ball_excludes(near, extent_[c], radius);
   }
 
+  // Positions [begin, end) of a batch of queries, all of home cell `home`.
+  struct Block {
+    int home;
+    std::int64_t begin, end;
+  };
+
   // Per-thread scratch of search_homes.
   struct Scratch {
     std::vector<float> a, ah, gc;
@@ -309,10 +318,13 @@ class VoronoiEngine final : public CountingEngine {
     std::vector<float> lim;                            // their float bars (scan)
     std::vector<float> shifted;                        // centroids of the near cells - c_h
     std::vector<std::pair<int, double>> near;          // (cell, ||c_c - c_h||) that can be reached
-    std::vector<double> radius;                        // per position in the block
-    std::vector<std::pair<int, std::int64_t>> visits;  // (cell, position in the block)
+    std::vector<double> radius;                        // per position in the batch
+    std::vector<int> home;                             // home cell, per position
+    std::vector<std::pair<int, std::int64_t>> visits;  // (cell, position in the batch)
+    std::vector<std::int64_t> visited_first;           // visits by position: CSR offsets
+    std::vector<int> visited;                          // and cells
     std::vector<std::int64_t> at;                      // positions scanned together
-    std::vector<Shortlist> lists;                      // per position in the block
+    std::vector<Shortlist> lists;                      // per position in the batch
     std::vector<double> eps;                           // rounding bound, per position
     std::vector<Neighbor> exact;
     std::int64_t scanned = 0;                          // rows compared, all queries
@@ -371,22 +383,23 @@ class VoronoiEngine final : public CountingEngine {
     }
   }
 
-  // The block `qs` of queries of home cell h (rows qx + q * d, bound[q] as in search_within or
-  // null): home scan, routing by the Voronoi and ball bounds, scans of the other cells, exact
-  // lists into out + q * k. With a bound, a cell (the home one too) whose rows all lie beyond it
-  // is not scanned.
-  void search_cell(int h, const std::vector<std::int64_t>& qs, const float* qx,
-                   const double* bound, int k, std::int64_t* out, Scratch& s) const {
-    const std::int64_t nb = static_cast<std::int64_t>(qs.size());
-    s.lists.resize(static_cast<std::size_t>(nb));
-    s.eps.assign(static_cast<std::size_t>(nb), 0.0);
+  // The queries at positions [begin, end) of the batch qs, all of home cell h (rows qx + q * d,
+  // bound[q] as in search_within or null): home scan, then the other cells each query must visit
+  // by the Voronoi and ball bounds, appended to s.visits. With a bound, a cell (the home one too)
+  // whose rows all lie beyond it is not scanned.
+  void scan_home(int h, std::int64_t begin, std::int64_t end, const std::vector<std::int64_t>& qs,
+                 const float* qx, const double* bound, int k, Scratch& s) const {
+    const std::int64_t nb = end - begin;
     s.ah.resize(static_cast<std::size_t>(nb * d_));
     s.at.clear();
-    for (std::int64_t i = 0; i < nb; ++i) {
+    for (std::int64_t i = begin; i < end; ++i) {
       s.lists[i].reset(static_cast<std::size_t>(k + kExtra));
+      s.eps[i] = 0.0;
+      s.home[i] = h;
       const float* q = qx + qs[i] * d_;
-      for (std::int64_t j = 0; j < d_; ++j) s.ah[i * d_ + j] = q[j] - centroid(h)[j];
-      const double qn = squared_norm(s.ah.data() + i * d_, d_);
+      float* a = s.ah.data() + (i - begin) * d_;
+      for (std::int64_t j = 0; j < d_; ++j) a[j] = q[j] - centroid(h)[j];
+      const double qn = squared_norm(a, d_);
       if (!bound || within_reach(h, qn - rounding(std::sqrt(qn), 0.0), std::sqrt(bound[qs[i]]))) {
         s.at.push_back(i);
       }
@@ -394,9 +407,8 @@ class VoronoiEngine final : public CountingEngine {
     scan(h, s.at, qs, qx, s);
 
     // Each query's radius: its own bound, or the k-th kept so far (rows beyond are not needed).
-    s.radius.resize(static_cast<std::size_t>(nb));
     double reach = 0.0;  // the largest ||q - c_h|| + radius in the block
-    for (std::int64_t i = 0; i < nb; ++i) {
+    for (std::int64_t i = begin; i < end; ++i) {
       Shortlist& list = s.lists[i];
       list.settle();
       double radius = bound ? std::sqrt(bound[qs[i]]) : std::numeric_limits<double>::infinity();
@@ -404,7 +416,7 @@ class VoronoiEngine final : public CountingEngine {
         radius = std::min(radius, std::sqrt(std::max(0.0, list.kth(k).f) + s.eps[i]));
       }
       s.radius[i] = radius;
-      const double qn = squared_norm(s.ah.data() + i * d_, d_);
+      const double qn = squared_norm(s.ah.data() + (i - begin) * d_, d_);
       reach = std::max(reach, std::sqrt(qn + rounding(std::sqrt(qn), 0.0)) + radius);
     }
     // The cells that can hold a row within reach: a row y of cell c lies at least
@@ -425,20 +437,34 @@ class VoronoiEngine final : public CountingEngine {
     }
     s.gc.resize(static_cast<std::size_t>(nb * nc));
     if (nc > 0) products(s.ah.data(), nb, s.shifted.data(), nc, d_, s.gc.data());
-    s.visits.clear();
-    for (std::int64_t i = 0; i < nb; ++i) {
-      const double qn = squared_norm(s.ah.data() + i * d_, d_), qr = std::sqrt(qn);
+    for (std::int64_t i = begin; i < end; ++i) {
+      const double qn = squared_norm(s.ah.data() + (i - begin) * d_, d_), qr = std::sqrt(qn);
       const double radius = s.radius[i];
       const double home_far = qn + rounding(qr, 0.0);  // at least ||q - c_h||^2
       for (std::int64_t t = 0; t < nc; ++t) {
         const auto [c, g] = s.near[t];
-        const double near = qn + g * g - 2.0 * static_cast<double>(s.gc[i * nc + t]) -
+        const double near = qn + g * g - 2.0 * static_cast<double>(s.gc[(i - begin) * nc + t]) -
                             rounding(qr, g);  // at most ||q - c_c||^2
         if (!voronoi_excludes(near - home_far, g, radius) && within_reach(c, near, radius)) {
           s.visits.emplace_back(c, i);
         }
       }
     }
+  }
+
+  // The batch qs of queries (blocks of one home cell each): home scans, then each visited cell
+  // scanned once for all the batch's queries that visit it (a cell near several home cells is
+  // read once, not once per block), exact lists into out + q * k.
+  void search_batch(const std::vector<std::int64_t>& qs, const std::vector<Block>& blocks,
+                    const float* qx, const double* bound, int k, std::int64_t* out,
+                    Scratch& s) const {
+    const std::size_t nb = qs.size();
+    s.lists.resize(nb);
+    s.eps.resize(nb);
+    s.radius.resize(nb);
+    s.home.resize(nb);
+    s.visits.clear();
+    for (const Block& b : blocks) scan_home(b.home, b.begin, b.end, qs, qx, bound, k, s);
     std::sort(s.visits.begin(), s.visits.end());
     for (std::size_t v = 0; v < s.visits.size();) {
       const int c = s.visits[v].first;
@@ -446,16 +472,23 @@ class VoronoiEngine final : public CountingEngine {
       for (; v < s.visits.size() && s.visits[v].first == c; ++v) s.at.push_back(s.visits[v].second);
       scan(c, s.at, qs, qx, s);
     }
-    for (std::int64_t i = 0; i < nb; ++i) {
-      finish(h, i, qs[i], qx, k, out, s);
+    // The cells each query visited, by position (finish's brute force needs them).
+    s.visited_first.assign(nb + 1, 0);
+    for (const auto& v : s.visits) ++s.visited_first[v.second + 1];
+    std::partial_sum(s.visited_first.begin(), s.visited_first.end(), s.visited_first.begin());
+    s.visited.resize(s.visits.size());
+    s.at.assign(s.visited_first.begin(), s.visited_first.end() - 1);
+    for (const auto& v : s.visits) s.visited[s.at[v.second]++] = v.first;
+    for (std::size_t i = 0; i < nb; ++i) {
+      finish(static_cast<std::int64_t>(i), qs[i], qx, k, out, s);
       s.scanned += s.lists[i].scanned;
     }
   }
 
-  // Exact distances for the kept candidates of the block's query i (number q); brute force over
+  // Exact distances for the kept candidates of the batch's query i (number q); brute force over
   // its cells when the float selection cannot be certified. Writes k rows to out + q * k,
   // ascending by (distance, row), -1 past the rows available.
-  void finish(int h, std::int64_t i, std::int64_t q, const float* qx, int k, std::int64_t* out,
+  void finish(std::int64_t i, std::int64_t q, const float* qx, int k, std::int64_t* out,
               Scratch& s) const {
     const float* x = qx + q * d_;
     Shortlist& list = s.lists[i];
@@ -475,10 +508,9 @@ class VoronoiEngine final : public CountingEngine {
           s.exact.push_back({squared_distance(x, base_ + order_[t] * d_, d_), order_[t]});
         }
       };
-      add_cell(h);
-      for (const auto& [c, j] : s.visits) {
-        if (j == i) add_cell(c);
-      }
+      add_cell(s.home[i]);
+      for (std::int64_t t = s.visited_first[i]; t < s.visited_first[i + 1]; ++t)
+        add_cell(s.visited[t]);
       const std::size_t kept = std::min(s.exact.size(), static_cast<std::size_t>(k));
       std::partial_sort(s.exact.begin(), s.exact.begin() + kept, s.exact.end());
     }
@@ -488,24 +520,38 @@ class VoronoiEngine final : public CountingEngine {
     }
   }
 
-  // The nq queries at qx with their home cells: grouped by home, one cell per task. Returns the
-  // number of rows compared, all queries together.
+  // The nq queries at qx with their home cells: grouped by home in blocks of at most
+  // kQueryBlock, the blocks of consecutive home cells in batches of about kBatchQueries, one
+  // batch per task. Returns the number of rows compared, all queries together.
   std::int64_t search_homes(const float* qx, const int* home, const double* bound, std::int64_t nq,
                             int k, std::int64_t* out) const {
-    std::int64_t scanned = 0;
     std::vector<std::vector<std::int64_t>> by_home(static_cast<std::size_t>(cells_));
     for (std::int64_t q = 0; q < nq; ++q) by_home[home[q]].push_back(q);
+    struct Batch {
+      std::vector<std::int64_t> qs;
+      std::vector<Block> blocks;
+    };
+    std::vector<Batch> batches(1);
+    for (int h = 0; h < cells_; ++h) {
+      const auto& mine = by_home[h];
+      for (std::size_t b = 0; b < mine.size(); b += kQueryBlock) {
+        if (static_cast<std::int64_t>(batches.back().qs.size()) >= kBatchQueries)
+          batches.emplace_back();
+        Batch& batch = batches.back();
+        const std::int64_t begin = static_cast<std::int64_t>(batch.qs.size());
+        batch.qs.insert(batch.qs.end(), mine.begin() + b,
+                        mine.begin() + std::min(mine.size(), b + kQueryBlock));
+        batch.blocks.push_back({h, begin, static_cast<std::int64_t>(batch.qs.size())});
+      }
+      std::vector<std::int64_t>().swap(by_home[h]);
+    }
+    std::int64_t scanned = 0;
 #pragma omp parallel num_threads(threads_) reduction(+ : scanned)
     {
       Scratch s;
-      std::vector<std::int64_t> block;
 #pragma omp for schedule(dynamic, 1)
-      for (int h = 0; h < cells_; ++h) {
-        const auto& qs = by_home[h];
-        for (std::size_t b = 0; b < qs.size(); b += kQueryBlock) {
-          block.assign(qs.begin() + b, qs.begin() + std::min(qs.size(), b + kQueryBlock));
-          search_cell(h, block, qx, bound, k, out, s);
-        }
+      for (std::size_t b = 0; b < batches.size(); ++b) {
+        search_batch(batches[b].qs, batches[b].blocks, qx, bound, k, out, s);
       }
       scanned += s.scanned;
     }
