@@ -91,6 +91,17 @@ void panel_products(const float* panel, const float* a, std::int64_t d, Lanes* o
   }
 }
 
+// Local. Whether some lane of v is at most `bar` (false for NaN lanes).
+inline bool any_at_most(const Lanes& v, float bar) {
+  using Mask = std::int32_t __attribute__((vector_size(kPanel * sizeof(float))));
+  const Mask m = v <= (Lanes{} + bar);
+  std::uint64_t words[kPanel / 2];
+  std::memcpy(words, &m, sizeof words);
+  std::uint64_t any = 0;
+  for (const std::uint64_t w : words) any |= w;
+  return any != 0;
+}
+
 // A query's best candidates by float distance under the order (f, row), at most `cap` once
 // settled: rows are appended unsorted while they beat the bar, and every 2 cap rows the list is
 // cut back to its best cap (nth_element), whose largest becomes the bar. Amortised O(1) per row,
@@ -366,6 +377,7 @@ class VoronoiEngine final : public CountingEngine {
         const std::int64_t i = i0 + q;
         const Lanes v = norms - 2.0f * dot[q];
         float lim = s.lim[i];
+        if (!any_at_most(v, lim)) continue;  // most panels: no row of the 16 enters the list
         for (std::int64_t r = 0; r < width; ++r) {
           if (v[r] <= lim) {
             s.lists[at[i]].add(s.an[i] + static_cast<double>(v[r]), rows[t0 + r]);
