@@ -500,6 +500,37 @@ TEST(Candidates, Describe) {
             "cell_rows=2048 threads=1");
 }
 
+// The voronoi engine searches its queries in batches of about 8,192 (the blocks of consecutive
+// home cells; each visited cell scanned once for the batch): 20,000 clustered rows, one in five
+// a duplicate of its predecessor (ties, and queries whose float selection cannot be certified),
+// cells of about 64 rows, so that a rank holds several batches of many home cells. Lists equal
+// to the brute force's on both routes.
+TEST(Candidates, VoronoiEngineIsExactOverSeveralBatches) {
+  const Data mixture = mixture_data(20000);
+  const Data data{mixture.n, mixture.d,
+                  [&](std::int64_t g, float* row) { mixture.row(g % 5 == 4 ? g - 1 : g, row); }};
+  const std::vector<float> all = data.all();
+  const LocalRows rows = data.block(MPI_COMM_WORLD);
+  const int m = 10;
+  std::vector<List> want(static_cast<std::size_t>(rows.local_rows()));
+  for (std::int64_t i = 0; i < rows.local_rows(); ++i)
+    want[i] = brute_force(data, all, rows.begin + i, m);
+  for (const lsgl::AnnRoute route : {lsgl::AnnRoute::kRing, lsgl::AnnRoute::kPartition}) {
+    AnnParams p;
+    p.engine = lsgl::AnnEngine::kVoronoi;
+    p.route = route;
+    p.cell_rows = 64;
+    p.threads = 2;
+    const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+    ASSERT_EQ(c.local_rows(), rows.local_rows());
+    for (std::int64_t i = 0; i < c.local_rows(); ++i)
+      for (int j = 0; j < m; ++j) {
+        ASSERT_EQ(c.idx[i * m + j], want[i][j].second) << "row " << rows.begin + i;
+        ASSERT_EQ(c.dist[i * m + j], want[i][j].first) << "row " << rows.begin + i;
+      }
+  }
+}
+
 // The voronoi engine gives the brute force's lists (the same distances, ties by index) on data
 // with ties and duplicate rows, all rows identical, clusters, rows far from the origin, with
 // cells of 1 row up to one cell for all rows, both routes, 1 and 2 threads.
