@@ -330,6 +330,7 @@ class VoronoiEngine final : public CountingEngine {
     std::vector<float> shifted;                        // centroids of the near cells - c_h
     std::vector<std::pair<int, double>> near;          // (cell, ||c_c - c_h||) that can be reached
     std::vector<double> radius;                        // per position in the batch
+    std::vector<double> qn;                            // ||q - c_home||^2, per position
     std::vector<int> home;                             // home cell, per position
     std::vector<std::pair<int, std::int64_t>> visits;  // (cell, position in the batch)
     std::vector<std::int64_t> visited_first;           // visits by position: CSR offsets
@@ -411,7 +412,7 @@ class VoronoiEngine final : public CountingEngine {
       const float* q = qx + qs[i] * d_;
       float* a = s.ah.data() + (i - begin) * d_;
       for (std::int64_t j = 0; j < d_; ++j) a[j] = q[j] - centroid(h)[j];
-      const double qn = squared_norm(a, d_);
+      const double qn = s.qn[i] = squared_norm(a, d_);
       if (!bound || within_reach(h, qn - rounding(std::sqrt(qn), 0.0), std::sqrt(bound[qs[i]]))) {
         s.at.push_back(i);
       }
@@ -428,7 +429,7 @@ class VoronoiEngine final : public CountingEngine {
         radius = std::min(radius, std::sqrt(std::max(0.0, list.kth(k).f) + s.eps[i]));
       }
       s.radius[i] = radius;
-      const double qn = squared_norm(s.ah.data() + (i - begin) * d_, d_);
+      const double qn = s.qn[i];
       reach = std::max(reach, std::sqrt(qn + rounding(std::sqrt(qn), 0.0)) + radius);
     }
     // The cells that can hold a row within reach: a row y of cell c lies at least
@@ -450,7 +451,7 @@ class VoronoiEngine final : public CountingEngine {
     s.gc.resize(static_cast<std::size_t>(nb * nc));
     if (nc > 0) products(s.ah.data(), nb, s.shifted.data(), nc, d_, s.gc.data());
     for (std::int64_t i = begin; i < end; ++i) {
-      const double qn = squared_norm(s.ah.data() + (i - begin) * d_, d_), qr = std::sqrt(qn);
+      const double qn = s.qn[i], qr = std::sqrt(qn);
       const double radius = s.radius[i];
       const double home_far = qn + rounding(qr, 0.0);  // at least ||q - c_h||^2
       for (std::int64_t t = 0; t < nc; ++t) {
@@ -474,6 +475,7 @@ class VoronoiEngine final : public CountingEngine {
     s.lists.resize(nb);
     s.eps.resize(nb);
     s.radius.resize(nb);
+    s.qn.resize(nb);
     s.home.resize(nb);
     s.visits.clear();
     for (const Block& b : blocks) scan_home(b.home, b.begin, b.end, qs, qx, bound, k, s);
@@ -489,8 +491,8 @@ class VoronoiEngine final : public CountingEngine {
     for (const auto& v : s.visits) ++s.visited_first[v.second + 1];
     std::partial_sum(s.visited_first.begin(), s.visited_first.end(), s.visited_first.begin());
     s.visited.resize(s.visits.size());
-    s.at.assign(s.visited_first.begin(), s.visited_first.end() - 1);
-    for (const auto& v : s.visits) s.visited[s.at[v.second]++] = v.first;
+    std::vector<std::int64_t> next(s.visited_first.begin(), s.visited_first.end() - 1);
+    for (const auto& v : s.visits) s.visited[next[v.second]++] = v.first;
     for (std::size_t i = 0; i < nb; ++i) {
       finish(static_cast<std::int64_t>(i), qs[i], qx, k, out, s);
       s.scanned += s.lists[i].scanned;
