@@ -330,6 +330,15 @@ void regroup(MPI_Comm comm, const LocalRows& data, const LocalRows* full_rows,
   std::vector<std::vector<float>> sx(size), sf(size);
   std::vector<std::vector<std::int64_t>> sid(size);
   std::vector<std::vector<int>> scell(size);
+  // Counted first, so that no buffer grows by doubling (fresh pages, zeroed by the kernel).
+  std::vector<std::size_t> rows_to(static_cast<std::size_t>(size), 0);
+  for (std::int64_t l = 0; l < data.local_rows(); ++l) ++rows_to[a.layout.owner(a.position[l])];
+  for (int r = 0; r < size; ++r) {
+    sx[r].reserve(rows_to[r] * static_cast<std::size_t>(data.d));
+    if (full_rows) sf[r].reserve(rows_to[r] * static_cast<std::size_t>(full_rows->d));
+    sid[r].reserve(rows_to[r]);
+    scell[r].reserve(rows_to[r]);
+  }
   for (std::int64_t l = 0; l < data.local_rows(); ++l) {
     const int r = a.layout.owner(a.position[l]);
     sx[r].insert(sx[r].end(), data.row(l), data.row(l) + data.d);
