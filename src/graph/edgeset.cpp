@@ -19,6 +19,12 @@ struct OwnedEdge {
   double z, value;
 };
 
+// Local. The end of pair {i, j} (i != j, either order) whose rank owns it: the lower end when
+// i + j is even, the upper one when odd (the edges spread evenly over both ends' ranks).
+std::int64_t anchor_of(const EdgeEntry& e) {
+  return ((e.i + e.j) & 1) == 0 ? std::min(e.i, e.j) : std::max(e.i, e.j);
+}
+
 // Local. The received pairs as (anchor, other) per edge, grouped by anchor and sorted by
 // (other, z) within each anchor, repeats of a pair merged (the first in (b, z) order kept, with
 // its value or, with `sum`, the sum of the repeats' values);
@@ -29,15 +35,14 @@ struct OwnedEdge {
 std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int64_t lo,
                                           std::int64_t nl, std::vector<OwnedEdge>& own,
                                           RepeatValues repeats) {
-  const auto anchor = [](const EdgeEntry& e) { return ((e.i + e.j) & 1) == 0 ? e.i : e.j; };
   std::vector<std::int64_t> ptr(nl + 1, 0);
-  for (const auto& e : mine) ++ptr[anchor(e) - lo + 1];
+  for (const auto& e : mine) ++ptr[anchor_of(e) - lo + 1];
   std::partial_sum(ptr.begin(), ptr.end(), ptr.begin());
   own.resize(mine.size());
   {
     std::vector<std::int64_t> at(ptr.begin(), ptr.end() - 1);
     for (const auto& e : mine) {
-      const std::int64_t a = anchor(e), b = a == e.i ? e.j : e.i;
+      const std::int64_t a = anchor_of(e), b = a == e.i ? e.j : e.i;
       own[at[a - lo]++] = {a, b, e.z, e.value};
     }
   }
@@ -69,22 +74,17 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
 std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part, std::int64_t lo,
                                    std::int64_t nl, std::vector<EdgeEntry> pairs,
                                    std::vector<std::int64_t>& nat, RepeatValues repeats) {
-  const auto anchor_owner = [&](const EdgeEntry& e) {
-    const std::int64_t lo_end = std::min(e.i, e.j), hi_end = std::max(e.i, e.j);
-    return part.owner(((lo_end + hi_end) & 1) == 0 ? lo_end : hi_end);
-  };
   // Counted first: buffers grown by doubling touched twice their size in fresh pages, which
   // the kernel zeroes (at 10^7 nodes the edge set's build spent a third of its time there).
   std::vector<std::size_t> count(static_cast<std::size_t>(comm_size(comm)), 0);
   for (const auto& e : pairs)
-    if (e.i != e.j) ++count[anchor_owner(e)];
+    if (e.i != e.j) ++count[part.owner(anchor_of(e))];
   std::vector<std::vector<EdgeEntry>> send(count.size());
   for (std::size_t r = 0; r < send.size(); ++r) send[r].reserve(count[r]);
   for (auto e : pairs) {
     if (e.i == e.j) continue;
-    const int r = anchor_owner(e);
     if (e.i > e.j) std::swap(e.i, e.j);
-    send[r].push_back(e);
+    send[part.owner(anchor_of(e))].push_back(e);
   }
   pairs.clear();
   pairs.shrink_to_fit();
