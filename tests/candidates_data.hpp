@@ -68,16 +68,17 @@ inline Data gauss_data(std::int64_t n, std::int64_t d) {
           }};
 }
 
-// 20 Gaussian clusters in 4 dimensions, embedded linearly in 16, plus a little noise.
-inline Data mixture_data(std::int64_t n) {
-  constexpr int kLatent = 4, kD = 16, kClusters = 20;
-  return {n, kD, [](std::int64_t g, float* row) {
+// 20 Gaussian clusters in 4 dimensions, embedded linearly in d (16 unless given), plus a little
+// noise.
+inline Data mixture_data(std::int64_t n, std::int64_t d = 16) {
+  constexpr int kLatent = 4, kClusters = 20;
+  return {n, d, [d](std::int64_t g, float* row) {
             const std::uint64_t k = splitmix64(g ^ 0x51ed) % kClusters;
             double z[kLatent];
             for (int a = 0; a < kLatent; ++a) {
               z[a] = 16.0 * unit(11, k, a) - 8.0 + normal(12, g, a);
             }
-            for (int j = 0; j < kD; ++j) {
+            for (std::int64_t j = 0; j < d; ++j) {
               double v = 0.05 * normal(13, g, j);
               for (int a = 0; a < kLatent; ++a) v += normal(14, j, a) * z[a];
               row[j] = static_cast<float>(v);
@@ -154,8 +155,8 @@ inline Data line_data() {
 
 // Clustered rows far from the origin: single-precision products of uncentred coordinates would
 // lose the neighbour distances (about 1) against the norms (about 10^8).
-inline Data far_data(std::int64_t n) {
-  const Data near = mixture_data(n);
+inline Data far_data(std::int64_t n, std::int64_t d = 16) {
+  const Data near = mixture_data(n, d);
   return {n, near.d, [near](std::int64_t g, float* row) {
             near.row(g, row);
             for (std::int64_t j = 0; j < near.d; ++j) row[j] += 1.0e4f;

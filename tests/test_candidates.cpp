@@ -533,12 +533,20 @@ TEST(Candidates, VoronoiEngineIsExactOverSeveralBatches) {
 
 // The voronoi engine gives the brute force's lists (the same distances, ties by index) on data
 // with ties and duplicate rows, all rows identical, clusters, rows far from the origin, with
-// cells of 1 row up to one cell for all rows, both routes, 1 and 2 threads.
+// cells of 1 row up to one cell for all rows, both routes, 1 and 2 threads. Above 32
+// dimensions (the last four sets) the cells' lower-bound filter is on: clusters of 4 latent
+// dimensions (most panels skipped), isotropic rows (few), rows far from the origin, and
+// duplicates of every other row (ties at distance 0).
 TEST(Candidates, VoronoiEngineIsExact) {
+  const Data wide = mixture_data(1200, 48);
+  const Data wide_twins{wide.n, wide.d,
+                        [&](std::int64_t g, float* row) { wide.row(g - g % 2, row); }};
   for (const auto& [data, m] :
        {std::make_pair(grid_data(300, 5), 12), std::make_pair(gauss_data(257, 7), 10),
         std::make_pair(mixture_data(1500), 15), std::make_pair(identical_data(60, 4), 7),
-        std::make_pair(line_data(), 5), std::make_pair(far_data(700), 9)}) {
+        std::make_pair(line_data(), 5), std::make_pair(far_data(700), 9), std::make_pair(wide, 15),
+        std::make_pair(gauss_data(400, 40), 10), std::make_pair(far_data(700, 48), 9),
+        std::make_pair(wide_twins, 6)}) {
     const std::vector<float> all = data.all();
     const LocalRows rows = data.block(MPI_COMM_WORLD);
     for (std::int64_t cell_rows : {1, 7, 60, 100000}) {

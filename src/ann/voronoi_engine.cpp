@@ -22,6 +22,10 @@
 //    cell too is skipped when its ball lies beyond it, and fewer than k rows may come back);
 //    the blocks of consecutive home cells go in batches of about kBatchQueries queries, and each
 //    cell visited from a batch is scanned once for all the batch's queries that visit it;
+// Above 2 kFilterDims dimensions, the scans of steps 1 and 2 first bound each row's distance
+// from below over its cell's kFilterDims principal directions (make_filter, scan), and compare
+// a query with a panel of rows only while that bound reaches its bar, panels of smallest bound
+// first: on data of few local dimensions most panels are never compared.
 // 3. the kept candidates are recomputed with squared_distance and sorted by (distance, row). The
 //    float selection is certified when the exact k-th distance lies more than twice the rounding
 //    bound below the first float distance left out; otherwise (near-ties, duplicates) the query
@@ -42,6 +46,7 @@
 #include "bounds.hpp"
 #include "cells.hpp"
 #include "engines.hpp"
+#include "lsgl/util/dense.hpp"
 #include "lsgl/util/threads.hpp"
 #include "sample.hpp"
 
@@ -53,6 +58,8 @@ constexpr std::int64_t kQueryBlock = 512;    // queries per matrix product
 constexpr std::int64_t kBatchQueries = 8192;  // queries whose visited cells are scanned together
 constexpr int kFlatCells = 512;              // above: two levels of k-means (make_cells)
 constexpr int kPanel = 16;                   // rows per panel of the centred rows
+constexpr int kFilterDims = 16;              // principal directions per cell (lower bound)
+constexpr std::int64_t kFilterChunk = 64;    // queries whose lower bounds are kept together
 
 // kPanel floats, one per row of a panel; loads and stores through memcpy (no alignment).
 using Lanes = float __attribute__((vector_size(kPanel * sizeof(float))));
@@ -100,6 +107,42 @@ inline bool any_at_most(const Lanes& v, float bar) {
   std::uint64_t any = 0;
   for (const std::uint64_t w : words) any |= w;
   return any != 0;
+}
+
+// Local. The smallest lane of v (halving: four vector minima).
+inline float lane_min(Lanes v) {
+  using Half = float __attribute__((vector_size(kPanel * sizeof(float) / 2)));
+  Half h[2];
+  std::memcpy(h, &v, sizeof h);
+  Half m = h[0] < h[1] ? h[0] : h[1];
+  float x[kPanel / 2];
+  std::memcpy(x, &m, sizeof x);
+  float best = x[0];
+  for (int r = 1; r < kPanel / 2; ++r) best = std::min(best, x[r]);
+  return best;
+}
+
+// Local. The position of the smallest of x[0 .. n) (n a multiple of kPanel; the first of equal
+// ones; no NaN): lane-wise minima and their positions, then the best lane.
+inline std::int64_t smallest_lane(const float* x, std::int64_t n) {
+  using Index = std::int32_t __attribute__((vector_size(kPanel * sizeof(std::int32_t))));
+  Lanes m;
+  std::memcpy(&m, x, sizeof m);
+  Index at{}, here{};
+  for (int r = 0; r < kPanel; ++r) here[r] = r;
+  at = here;
+  for (std::int64_t p = kPanel; p < n; p += kPanel) {
+    Lanes v;
+    std::memcpy(&v, x + p, sizeof v);
+    here += kPanel;
+    const auto less = v < m;
+    m = less ? v : m;
+    at = less ? here : at;
+  }
+  int best = 0;
+  for (int r = 1; r < kPanel; ++r)
+    if (m[r] < m[best] || (m[r] == m[best] && at[r] < at[best])) best = r;
+  return at[best];
 }
 
 // A query's best candidates by float distance under the order (f, row), at most `cap` once
@@ -160,6 +203,7 @@ class VoronoiEngine final : public CountingEngine {
     const auto scope = ThreadScope::blas(1);  // the threads work on different cells
     make_cells(p);
     group_rows();
+    make_filter();
   }
 
   void search(const float* queries, std::int64_t nq, int k, std::int64_t* out) const override {
@@ -307,6 +351,61 @@ class VoronoiEngine final : public CountingEngine {
     }
   }
 
+  // Above 2 kFilterDims dimensions: each cell's kFilterDims principal directions V_c (rows of
+  // basis_, orthonormal in double) and, per row y (centred, as in panels_), its projection
+  // V_c y in panels of kPanel rows like panels_, ||V_c y||^2 and the norm of its residual
+  // y - V_c^T V_c y (computed explicitly in double, not as a difference of squares).
+  void make_filter() {
+    filtered_ = d_ > 2 * kFilterDims;
+    if (!filtered_) return;
+    constexpr int m = kFilterDims;
+    const std::int64_t slots = panel_first_[cells_] * kPanel;
+    basis_.assign(static_cast<std::size_t>(cells_ * m * d_), 0.0);
+    filter_panels_.assign(static_cast<std::size_t>(slots * m), 0.0f);
+    filter_norm2_.assign(static_cast<std::size_t>(slots), std::numeric_limits<float>::infinity());
+    residual_.assign(static_cast<std::size_t>(slots), 0.0f);
+    std::vector<double> y, py, res;
+    Mat cov(d_, d_);
+    for (int c = 0; c < cells_; ++c) {
+      const std::int64_t rows_c = cell_rows(c);
+      if (rows_c == 0) continue;
+      y.resize(static_cast<std::size_t>(rows_c * d_));
+      for (std::int64_t u = 0; u < rows_c; ++u) {
+        const float* panel = panels_.data() + (panel_first_[c] + u / kPanel) * d_ * kPanel;
+        for (std::int64_t j = 0; j < d_; ++j) y[u * d_ + j] = panel[j * kPanel + u % kPanel];
+      }
+      const int n = static_cast<int>(d_), r = static_cast<int>(rows_c);
+      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, n, r, 1.0, y.data(), n, 0.0, cov.a.data(),
+                  n);
+      for (std::int64_t a = 0; a < d_; ++a)
+        for (std::int64_t b = 0; b < a; ++b) cov(a, b) = cov(b, a);
+      const Mat v = top_eigenvectors(cov, m);
+      double* vt = basis_.data() + static_cast<std::int64_t>(c) * m * d_;  // m x d
+      for (int k = 0; k < m; ++k)
+        for (std::int64_t j = 0; j < d_; ++j) vt[k * d_ + j] = v(j, k);
+      py.resize(static_cast<std::size_t>(rows_c * m));
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r, m, n, 1.0, y.data(), n, vt, n, 0.0,
+                  py.data(), m);
+      res = y;
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r, n, m, -1.0, py.data(), m, vt, n,
+                  1.0, res.data(), n);
+      for (std::int64_t u = 0; u < rows_c; ++u) {
+        const std::int64_t slot = panel_first_[c] * kPanel + u;
+        float* panel = filter_panels_.data() + (panel_first_[c] + u / kPanel) * m * kPanel;
+        double n2 = 0.0;
+        for (int k = 0; k < m; ++k) {
+          const float x = static_cast<float>(py[u * m + k]);
+          panel[k * kPanel + u % kPanel] = x;
+          n2 += static_cast<double>(x) * x;
+        }
+        filter_norm2_[slot] = static_cast<float>(n2);
+        double r2 = 0.0;
+        for (std::int64_t j = 0; j < d_; ++j) r2 += res[u * d_ + j] * res[u * d_ + j];
+        residual_[slot] = static_cast<float>(std::sqrt(r2));
+      }
+    }
+  }
+
   // Rounding bound of a float squared distance between centred vectors of norms a and b.
   double rounding(double a, double b) const { return product_rounding(d_, a, b); }
 
@@ -327,6 +426,10 @@ class VoronoiEngine final : public CountingEngine {
     std::vector<float> a, ah, gc;
     std::vector<double> an;                            // ||a_i||^2 of the queries scanned
     std::vector<float> lim;                            // their float bars (scan)
+    std::vector<float> pa, pan, rq;                    // V_c a_i, ||V_c a_i||^2, residual norm
+    std::vector<double> ad, pad, slack;                // a_i and V_c a_i in double; filter slack
+    std::vector<float> flim;                           // bars of the filter's lower bound
+    std::vector<float> lower;                          // per query of a chunk and panel
     std::vector<float> shifted;                        // centroids of the near cells - c_h
     std::vector<std::pair<int, double>> near;          // (cell, ||c_c - c_h||) that can be reached
     std::vector<double> radius;                        // per position in the batch
@@ -342,8 +445,44 @@ class VoronoiEngine final : public CountingEngine {
     std::int64_t scanned = 0;                          // rows compared, all queries
   };
 
+  // Local. The filter's view of the nb queries scanned in cell c (s.a): their projections
+  // V_c a_i, squared norms and residual norms, and the slack of the lower bound (see scan).
+  void project_queries(int c, std::int64_t nb, Scratch& s) const {
+    constexpr int m = kFilterDims;
+    const int n = static_cast<int>(d_), rows = static_cast<int>(nb);
+    const double* vt = basis_.data() + static_cast<std::int64_t>(c) * m * d_;
+    s.ad.assign(s.a.begin(), s.a.begin() + nb * d_);
+    s.pad.resize(static_cast<std::size_t>(nb * m));
+    s.pa.resize(static_cast<std::size_t>(nb * m));
+    s.pan.resize(static_cast<std::size_t>(nb));
+    s.rq.resize(static_cast<std::size_t>(nb));
+    s.slack.resize(static_cast<std::size_t>(nb));
+    s.flim.resize(static_cast<std::size_t>(nb));
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, m, n, 1.0, s.ad.data(), n, vt, n,
+                0.0, s.pad.data(), m);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, n, m, -1.0, s.pad.data(), m, vt, n,
+                1.0, s.ad.data(), n);  // s.ad: the residuals a_i - V_c^T V_c a_i
+    for (std::int64_t i = 0; i < nb; ++i) {
+      double n2 = 0.0, r2 = 0.0;
+      for (int k = 0; k < m; ++k) {
+        const float x = s.pa[i * m + k] = static_cast<float>(s.pad[i * m + k]);
+        n2 += static_cast<double>(x) * x;
+      }
+      for (std::int64_t j = 0; j < d_; ++j) r2 += s.ad[i * d_ + j] * s.ad[i * d_ + j];
+      s.pan[i] = static_cast<float>(n2);
+      s.rq[i] = static_cast<float>(std::sqrt(r2));
+      s.slack[i] = 2.0 * rounding(std::sqrt(s.an[i]), reach_[c]);
+    }
+  }
+
   // Scans the rows of cell c for the block's queries at positions `at` (rows qx + qs[i] * d):
   // products on coordinates centred at c_c, panel by panel, up to eight queries at a time.
+  // With the filter (make_filter), a panel is compared with a query only when the lower bound
+  //   ||y - a||^2 >= ||V_c (y - a)||^2 + (||r_y|| - ||r_a||)^2   (r: residuals off V_c)
+  // reaches the query's bar for some row of it: the bound, computed in float over kFilterDims
+  // coordinates, lies within twice the products' rounding bound of its value in exact
+  // arithmetic (the basis is stored in double and the residuals computed explicitly), so a
+  // skipped row lies beyond the bar and would not have entered the list either.
   void scan(int c, const std::vector<std::int64_t>& at, const std::vector<std::int64_t>& qs,
             const float* qx, Scratch& s) const {
     const std::int64_t rows_c = cell_rows(c), nb = static_cast<std::int64_t>(at.size());
@@ -351,10 +490,13 @@ class VoronoiEngine final : public CountingEngine {
     s.a.resize(static_cast<std::size_t>(nb * d_));
     s.an.resize(static_cast<std::size_t>(nb));
     s.lim.resize(static_cast<std::size_t>(nb));
-    // f = an + v with v = ||y||^2 - 2 a.y in float; v above the bar cannot enter the list.
-    const auto limit = [&](std::int64_t i) {
-      return std::nextafter(static_cast<float>(s.lists[at[i]].bar() - s.an[i]),
-                            std::numeric_limits<float>::infinity());
+    // f = an + v with v = ||y||^2 - 2 a.y in float; v above the bar cannot enter the list, nor
+    // can a row whose lower bound lies above the bar plus the bound's slack.
+    const auto limits = [&](std::int64_t i) {
+      const double bar = s.lists[at[i]].bar();
+      constexpr float kInf = std::numeric_limits<float>::infinity();
+      s.lim[i] = std::nextafter(static_cast<float>(bar - s.an[i]), kInf);
+      if (filtered_) s.flim[i] = std::nextafter(static_cast<float>(bar + s.slack[i]), kInf);
     };
     for (std::int64_t i = 0; i < nb; ++i) {
       const float* q = qx + qs[at[i]] * d_;
@@ -362,37 +504,86 @@ class VoronoiEngine final : public CountingEngine {
       s.an[i] = squared_norm(s.a.data() + i * d_, d_);
       s.eps[at[i]] = std::max(s.eps[at[i]], rounding(std::sqrt(s.an[i]), reach_[c]));
       s.lists[at[i]].scanned += rows_c;
-      s.lim[i] = limit(i);
     }
+    if (filtered_) project_queries(c, nb, s);
+    for (std::int64_t i = 0; i < nb; ++i) limits(i);
     const std::int64_t* rows = order_.data() + start_[c];
-    Lanes dot[8];
-    // The products of queries i0 .. i0 + G - 1 with panel p, then their candidates.
-    const auto queries = [&](auto group, std::int64_t p, std::int64_t i0) {
-      constexpr int G = decltype(group)::value;
+    // The candidates of query i in panel p, from its products with the panel's rows.
+    const auto candidates = [&](std::int64_t i, std::int64_t p, const Lanes& dot) {
       const std::int64_t t0 = p * kPanel, width = std::min<std::int64_t>(kPanel, rows_c - t0);
-      panel_products<G>(panels_.data() + (panel_first_[c] + p) * d_ * kPanel, s.a.data() + i0 * d_,
-                        d_, dot);
       Lanes norms;
       std::memcpy(&norms, panel_norm2_.data() + (panel_first_[c] + p) * kPanel, sizeof norms);
-      for (int q = 0; q < G; ++q) {
-        const std::int64_t i = i0 + q;
-        const Lanes v = norms - 2.0f * dot[q];
-        float lim = s.lim[i];
-        if (!any_at_most(v, lim)) continue;  // most panels: no row of the 16 enters the list
-        for (std::int64_t r = 0; r < width; ++r) {
-          if (v[r] <= lim) {
-            s.lists[at[i]].add(s.an[i] + static_cast<double>(v[r]), rows[t0 + r]);
-            lim = s.lim[i] = limit(i);
-          }
+      const Lanes v = norms - 2.0f * dot;
+      if (!any_at_most(v, s.lim[i])) return;  // most panels: no row of the 16 enters the list
+      for (std::int64_t r = 0; r < width; ++r) {
+        if (v[r] <= s.lim[i]) {
+          s.lists[at[i]].add(s.an[i] + static_cast<double>(v[r]), rows[t0 + r]);
+          limits(i);
         }
       }
     };
-    for (std::int64_t p = 0; p < panel_first_[c + 1] - panel_first_[c]; ++p) {
-      std::int64_t i = 0;
-      for (; i + 8 <= nb; i += 8) queries(std::integral_constant<int, 8>(), p, i);
-      if (i + 4 <= nb) queries(std::integral_constant<int, 4>(), p, i), i += 4;
-      if (i + 2 <= nb) queries(std::integral_constant<int, 2>(), p, i), i += 2;
-      if (i < nb) queries(std::integral_constant<int, 1>(), p, i);
+    const std::int64_t np = panel_first_[c + 1] - panel_first_[c];
+    const std::int64_t stride = (np + kPanel - 1) / kPanel * kPanel;  // s.lower per query
+    std::int64_t first = 0;  // the chunk of queries in progress (filter)
+    Lanes dot[8];
+    // Queries i0 .. i0 + G - 1 against panel p: the products and candidates, or with the filter
+    // the smallest lower bound over the panel's rows.
+    const auto queries = [&](auto group, std::int64_t p, std::int64_t i0) {
+      constexpr int G = decltype(group)::value;
+      const std::int64_t panel = panel_first_[c] + p;
+      const float* rows_p = panels_.data() + panel * d_ * kPanel;
+      if (!filtered_) {
+        panel_products<G>(rows_p, s.a.data() + i0 * d_, d_, dot);
+        for (int q = 0; q < G; ++q) candidates(i0 + q, p, dot[q]);
+        return;
+      }
+      panel_products<G>(filter_panels_.data() + panel * kFilterDims * kPanel,
+                        s.pa.data() + i0 * kFilterDims, kFilterDims, dot);
+      Lanes fn, fr;
+      std::memcpy(&fn, filter_norm2_.data() + panel * kPanel, sizeof fn);
+      std::memcpy(&fr, residual_.data() + panel * kPanel, sizeof fr);
+      for (int q = 0; q < G; ++q) {
+        const Lanes t = s.rq[i0 + q] - fr;
+        s.lower[(i0 + q - first) * stride + p] =
+            lane_min(fn + s.pan[i0 + q] - 2.0f * dot[q] + t * t);
+      }
+    };
+    // Without the filter, all panels for all queries. With it, queries kFilterChunk at a time:
+    // the lower bounds of every panel, then each query's panels in increasing order of their
+    // smallest bound, as long as that reaches the query's bar (the first panels fill the list
+    // with near rows, so the bar is tight early and most panels are never compared).
+    const std::int64_t chunk = filtered_ ? kFilterChunk : nb;
+    for (first = 0; first < nb; first += chunk) {
+      const std::int64_t last = std::min(nb, first + chunk);
+      if (filtered_)
+        s.lower.assign(static_cast<std::size_t>((last - first) * stride),
+                       std::numeric_limits<float>::infinity());
+      for (std::int64_t p = 0; p < np; ++p) {
+        std::int64_t i = first;
+        for (; i + 8 <= last; i += 8) queries(std::integral_constant<int, 8>(), p, i);
+        if (i + 4 <= last) queries(std::integral_constant<int, 4>(), p, i), i += 4;
+        if (i + 2 <= last) queries(std::integral_constant<int, 2>(), p, i), i += 2;
+        if (i < last) queries(std::integral_constant<int, 1>(), p, i);
+      }
+      if (!filtered_) continue;
+      for (std::int64_t i = first; i < last; ++i) {
+        float* lower = s.lower.data() + (i - first) * stride;
+        const auto compare = [&](std::int64_t p) {
+          Lanes full[1];
+          panel_products<1>(panels_.data() + (panel_first_[c] + p) * d_ * kPanel,
+                            s.a.data() + i * d_, d_, full);
+          candidates(i, p, full[0]);
+        };
+        // The panels in increasing order of their smallest bound while it reaches the bar (a
+        // compared panel's bound becomes infinite).
+        for (;;) {
+          const std::int64_t p = smallest_lane(lower, stride);
+          const float lb = lower[p];
+          if (!(lb < std::numeric_limits<float>::infinity() && lb <= s.flim[i])) break;
+          lower[p] = std::numeric_limits<float>::infinity();
+          compare(p);
+        }
+      }
     }
   }
 
@@ -584,6 +775,11 @@ class VoronoiEngine final : public CountingEngine {
   std::vector<float> panel_norm2_;   // squared norms of the centred rows, by panel (padding: inf)
   std::vector<double> reach_;        // largest centred norm of each cell
   std::vector<double> extent_;       // largest distance from c_c to a row of cell c
+  bool filtered_ = false;            // make_filter: lower bounds before the products
+  std::vector<double> basis_;        // per cell, kFilterDims x d: its principal directions
+  std::vector<float> filter_panels_;  // per panel, kFilterDims x kPanel: V_c y of its rows
+  std::vector<float> filter_norm2_;   // ||V_c y||^2, by panel (padding: inf)
+  std::vector<float> residual_;       // ||y - V_c^T V_c y||, by panel
 };
 
 }  // namespace
