@@ -60,6 +60,7 @@ constexpr int kFlatCells = 512;              // above: two levels of k-means (ma
 constexpr int kPanel = 16;                   // rows per panel of the centred rows
 constexpr int kFilterDims = 16;              // principal directions per cell (lower bound)
 constexpr std::int64_t kFilterChunk = 64;    // queries whose lower bounds are kept together
+constexpr std::int64_t kFilterSample = 256;  // rows of a cell for its principal directions
 
 // kPanel floats, one per row of a panel; loads and stores through memcpy (no alignment).
 using Lanes = float __attribute__((vector_size(kPanel * sizeof(float))));
@@ -145,17 +146,15 @@ inline std::int64_t smallest_lane(const float* x, std::int64_t n) {
   return at[best];
 }
 
-// A query's best candidates by float distance under the order (f, row), at most `cap` once
-// settled: rows are appended unsorted while they beat the bar, and every 2 cap rows the list is
-// cut back to its best cap (nth_element), whose largest becomes the bar. Amortised O(1) per row,
-// whatever cap (the projected search asks for hundreds).
+// A query's best candidates by float distance under the order (f, row), at most `cap`: a
+// max-heap, whose top is the bar once it holds cap items (a row enters in O(log cap)).
 struct Shortlist {
   struct Item {
     double f;
     std::int64_t row;
     bool operator<(const Item& o) const { return f < o.f || (f == o.f && row < o.row); }
   };
-  std::vector<Item> items;
+  std::vector<Item> items;  // a max-heap
   std::size_t cap = 0;
   std::int64_t scanned = 0;  // rows compared; more than items.size(): some were left out
   Item bar_item{std::numeric_limits<double>::infinity(), 0};
@@ -169,31 +168,29 @@ struct Shortlist {
   void add(double f, std::int64_t row) {
     const Item it{f, row};
     if (!(it < bar_item)) return;
-    items.push_back(it);
-    if (items.size() >= 2 * cap) cut();
+    if (items.size() == cap) {
+      std::pop_heap(items.begin(), items.end());
+      items.back() = it;
+    } else {
+      items.push_back(it);
+    }
+    std::push_heap(items.begin(), items.end());
+    if (items.size() == cap) bar_item = items.front();
   }
-  // Cuts the list back to its best cap (call before reading items).
-  void settle() {
-    if (items.size() > cap) cut();
-  }
-  // The k-th smallest (k <= items.size(), after settle); reorders items.
+  // The k-th smallest (k <= items.size()).
   const Item& kth(std::size_t k) {
-    std::nth_element(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(k - 1),
-                     items.end());
-    return items[k - 1];
+    select_ = items;
+    std::nth_element(select_.begin(), select_.begin() + static_cast<std::ptrdiff_t>(k - 1),
+                     select_.end());
+    return select_[k - 1];
   }
-  // The largest kept (after settle; items not empty).
-  const Item& largest() const { return *std::max_element(items.begin(), items.end()); }
+  // The largest kept (items not empty).
+  const Item& largest() const { return items.front(); }
   // Below this float distance a row enters the list.
   double bar() const { return bar_item.f; }
 
  private:
-  void cut() {
-    std::nth_element(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(cap - 1),
-                     items.end());
-    items.resize(cap);
-    bar_item = items[cap - 1];
-  }
+  std::vector<Item> select_;
 };
 
 class VoronoiEngine final : public CountingEngine {
@@ -374,9 +371,12 @@ class VoronoiEngine final : public CountingEngine {
         const float* panel = panels_.data() + (panel_first_[c] + u / kPanel) * d_ * kPanel;
         for (std::int64_t j = 0; j < d_; ++j) y[u * d_ + j] = panel[j * kPanel + u % kPanel];
       }
+      // The directions from every step-th row (about kFilterSample): any orthonormal basis gives
+      // a valid bound, the sample's only has to follow the cell's shape.
       const int n = static_cast<int>(d_), r = static_cast<int>(rows_c);
-      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, n, r, 1.0, y.data(), n, 0.0, cov.a.data(),
-                  n);
+      const int step = static_cast<int>(std::max<std::int64_t>(1, rows_c / kFilterSample));
+      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, n, (r + step - 1) / step, 1.0, y.data(),
+                  n * step, 0.0, cov.a.data(), n);
       for (std::int64_t a = 0; a < d_; ++a)
         for (std::int64_t b = 0; b < a; ++b) cov(a, b) = cov(b, a);
       const Mat v = top_eigenvectors(cov, m);
@@ -614,7 +614,6 @@ class VoronoiEngine final : public CountingEngine {
     double reach = 0.0;  // the largest ||q - c_h|| + radius in the block
     for (std::int64_t i = begin; i < end; ++i) {
       Shortlist& list = s.lists[i];
-      list.settle();
       double radius = bound ? std::sqrt(bound[qs[i]]) : std::numeric_limits<double>::infinity();
       if (list.items.size() >= static_cast<std::size_t>(k)) {
         radius = std::min(radius, std::sqrt(std::max(0.0, list.kth(k).f) + s.eps[i]));
@@ -697,7 +696,6 @@ class VoronoiEngine final : public CountingEngine {
               Scratch& s) const {
     const float* x = qx + q * d_;
     Shortlist& list = s.lists[i];
-    list.settle();
     s.exact.clear();
     for (const auto& it : list.items) {
       s.exact.push_back({squared_distance(x, base_ + it.row * d_, d_), it.row});
