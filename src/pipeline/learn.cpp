@@ -560,7 +560,9 @@ void report_summary(const LearnRun& run) {
   if (o.support != Support::kFull && model.iterative() && s.saturated_nodes * 10 > s.n)
     run.summary(strprintf("  warning: %lld nodes kept all their allowed edges: increase --r",
                           static_cast<long long>(s.saturated_nodes)));
-  if (model.iterative() && s.learn_bandwidth > 0)
+  if (model.iterative() && s.solver.iterations_run == 0)
+    run.summary("  learning           no iteration run (resumed at --max-iter)");
+  else if (model.iterative() && s.learn_bandwidth > 0)
     run.summary(strprintf(
         "  learning           %.2f ms per iteration, %.2f GB/s effective, at "
         "most %lld bytes sent per rank and iteration",

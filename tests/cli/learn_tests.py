@@ -13,6 +13,7 @@ import signal
 import subprocess
 import time
 
+import h5py
 import numpy as np
 
 from harness import Suite, load_graph as load, write_h5
@@ -192,6 +193,17 @@ if 1 in graphs:
         rel = abs(load(out)[0] - graphs[1][0]).sum() / abs(graphs[1][0]).sum() if ok else None
         check(f"resume on {ranks} ranks matches the uninterrupted run", ok and rel < 1e-10,
               rel if ok else (p.stderr if p else "timeout"))
+# Resumed with --max-iter at the checkpoint's iteration: no iteration runs; the run ends with the
+# checkpoint's state and says so (it used to fail on an empty state, or print a time per
+# iteration of nothing).
+if os.path.exists(ck):
+    with h5py.File(ck, "r") as f:
+        at = int(f["checkpoint"].attrs["iteration"])
+    p = run("learn", "--input", data, "--k", 6, "--ann", "exact", "--output", path("none.h5"),
+            "--resume", ck, "--max-iter", at, ranks=2)
+    check("resume at --max-iter runs no iteration and says so",
+          p is not None and p.returncode == 0 and "no iteration run" in p.stdout and
+          "GB/s" not in p.stdout, (p.stdout + p.stderr) if p else "timeout")
 p = run("learn", "--input", data, "--k", 5, "--ann", "exact", "--output",
         path("other.h5"), "--resume", ck, ranks=2)
 check("checkpoint of other parameters refused", p is not None and p.returncode != 0 and

@@ -140,11 +140,14 @@ class LogModel : public Model {
   std::vector<std::string> summary_lines() const override {
     std::vector<std::string> lines = {
         strprintf("  solver             %s", name_of(c_.solver.solver)),
-        strprintf("  iterations         %d (%s, %s %.2e, dual %.2e, tol %.0e)",
-                  report_.iterations, report_.converged ? "converged" : "NOT converged",
-                  fdpg() ? "KKT residual" : "rel. change primal",
-                  fdpg() ? report_.kkt_residual : report_.rel_change_primal,
-                  report_.rel_change_dual, c_.solver.tol)};
+        report_.iterations_run == 0
+            ? strprintf("  iterations         %d (NOT converged: resumed at --max-iter, none run)",
+                        report_.iterations)
+            : strprintf("  iterations         %d (%s, %s %.2e, dual %.2e, tol %.0e)",
+                        report_.iterations, report_.converged ? "converged" : "NOT converged",
+                        fdpg() ? "KKT residual" : "rel. change primal",
+                        fdpg() ? report_.kkt_residual : report_.rel_change_primal,
+                        report_.rel_change_dual, c_.solver.tol)};
     if (trials_.size() > 1 && (theta_ != trials_.front().x || !degree_reached_))
       lines.push_back(strprintf(
           "  degree correction  %s: theta %.6g (eq. 18: %.6g), %zu solves, %d iterations in all",
@@ -172,7 +175,7 @@ class LogModel : public Model {
 
   // Collective. The iteration at theta = info.theta to `tol`, from `start` if given, with
   // progress lines, checkpoints and the interrupt flag; fills report_ and, when given,
-  // *final_state with the state after the last iteration.
+  // *final_state with the state after the last iteration (the start when none ran).
   std::vector<double> solve(const EdgeSet& edges, const CheckpointInfo& info, double tol,
                             const SolverState* start, SolverState* final_state) {
     std::vector<double> tz = edges.z();
@@ -182,7 +185,7 @@ class LogModel : public Model {
     sp.dual_scale = dual_scale_;
     sp.interrupt = interrupt_flag();
     sp.monitor = c_.monitor;
-    return learn_log(
+    std::vector<double> w = learn_log(
         edges, tz, sp, report_,
         [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
           const bool due =
@@ -198,6 +201,9 @@ class LogModel : public Model {
           return it.interrupted;
         },
         start);
+    // A start already at --max-iter runs no iteration: the state after the solve is the start.
+    if (final_state && start && report_.iterations_run == 0) *final_state = *start;
+    return w;
   }
 
   // Collective. The solve at info.theta; when theta came from [KP19] eq. 18 and --degree-tol

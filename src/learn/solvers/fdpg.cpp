@@ -240,6 +240,7 @@ std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<doubl
   }
   report.converged = false;
   report.iterations = first - 1;
+  report.iterations_run = 0;
   const double t0 = MPI_Wtime();
   for (int it = first; it <= params.max_iterations; ++it) {
     double sums[kSums];
