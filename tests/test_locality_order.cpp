@@ -1,6 +1,8 @@
 // The locality order: a permutation, the same on any number of ranks, that puts neighbours on
 // the same rank far more often than a random input order; renumbered candidate pairs are the
-// input pairs under it; fetch_from_owners against the owners' values.
+// input pairs under it; fetch_from_owners against the owners' values. The community order of a
+// rank's slots: label propagation's rule on small graphs worked by hand, and scrambled cliques
+// brought together.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,8 +12,10 @@
 #include <set>
 
 #include "lsgl/ann/candidates.hpp"
+#include "lsgl/graph/community_order.hpp"
 #include "lsgl/graph/locality_order.hpp"
 #include "lsgl/util/mpi.hpp"
+#include "lsgl/util/splitmix.hpp"
 
 using namespace lsgl;
 
@@ -186,4 +190,86 @@ TEST(FetchFromOwners, ReturnsTheOwnersValues) {
   const std::vector<std::int64_t> got = fetch_from_owners(world(), part, ids, owned);
   ASSERT_EQ(got.size(), ids.size());
   for (std::size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(got[k], 3 * ids[k] + 1);
+}
+
+namespace {
+
+// CSR adjacency (both directions) of an undirected edge list over `nodes` nodes.
+void adjacency(std::int64_t nodes, const std::vector<std::pair<int, int>>& edges,
+               std::vector<std::int64_t>& ptr, std::vector<std::int32_t>& adj) {
+  ptr.assign(nodes + 1, 0);
+  for (const auto& [a, b] : edges) ++ptr[a + 1], ++ptr[b + 1];
+  std::partial_sum(ptr.begin(), ptr.end(), ptr.begin());
+  adj.resize(ptr[nodes]);
+  std::vector<std::int64_t> at(ptr.begin(), ptr.end() - 1);
+  for (const auto& [a, b] : edges) adj[at[a]++] = b, adj[at[b]++] = a;
+}
+
+}  // namespace
+
+// Cliques of 9 nodes at scrambled indices, each tied to the next by one edge: one label per
+// clique, and the order puts every clique's nodes next to each other, members ascending;
+// isolated nodes keep their own label.
+TEST(CommunityOrder, PutsEachCliqueTogether) {
+  const int cliques = 40, size_of = 9, isolated = 5;
+  const std::int64_t n = cliques * size_of + isolated;
+  std::vector<int> id(static_cast<std::size_t>(cliques * size_of));
+  std::iota(id.begin(), id.end(), 0);
+  std::shuffle(id.begin(), id.end(), std::mt19937_64(5));
+  std::vector<std::pair<int, int>> edges;
+  for (int c = 0; c < cliques; ++c) {
+    for (int a = 0; a < size_of; ++a)
+      for (int b = a + 1; b < size_of; ++b)
+        edges.push_back({id[c * size_of + a], id[c * size_of + b]});
+    if (c + 1 < cliques) edges.push_back({id[c * size_of], id[(c + 1) * size_of + 2]});
+  }
+  std::vector<std::int64_t> ptr;
+  std::vector<std::int32_t> adj;
+  adjacency(n, edges, ptr, adj);
+  const std::vector<std::int32_t> order = community_order(ptr, adj);
+  ASSERT_EQ(static_cast<std::int64_t>(order.size()), n);
+  std::vector<std::int64_t> pos(static_cast<std::size_t>(n), -1);
+  for (std::int64_t t = 0; t < n; ++t) pos[order[t]] = t;
+  for (std::int64_t i = 0; i < n; ++i) ASSERT_GE(pos[i], 0) << "not a permutation";
+  for (int c = 0; c < cliques; ++c) {
+    std::vector<std::int64_t> at;
+    for (int a = 0; a < size_of; ++a) at.push_back(pos[id[c * size_of + a]]);
+    std::sort(at.begin(), at.end());
+    EXPECT_EQ(at.back() - at.front(), size_of - 1) << "clique " << c;
+    for (int a = 1; a < size_of; ++a) {  // members ascending
+      const std::int64_t prev = order[at[a - 1]], next = order[at[a]];
+      EXPECT_LT(prev, next);
+    }
+  }
+  // The labels: one per clique, none shared between cliques; isolated nodes their own.
+  const std::vector<std::int32_t> label = propagate_labels(ptr, adj);
+  std::set<std::int32_t> distinct;
+  for (int c = 0; c < cliques; ++c) {
+    for (int a = 1; a < size_of; ++a)
+      EXPECT_EQ(label[id[c * size_of + a]], label[id[c * size_of]]) << "clique " << c;
+    distinct.insert(label[id[c * size_of]]);
+  }
+  EXPECT_EQ(static_cast<int>(distinct.size()), cliques);
+  for (std::int64_t i = cliques * size_of; i < n; ++i) EXPECT_EQ(label[i], i);
+}
+
+// A node takes the most frequent label of its neighbours, keeps its own on a tie with the best,
+// else the tied label of the smallest hash with the node: a star's leaves (one neighbour each)
+// take the centre's label in the first round; on a path 0-1-2-3 node 2's tie goes by the hash.
+TEST(CommunityOrder, MajorityWithDeterministicTies) {
+  std::vector<std::int64_t> ptr;
+  std::vector<std::int32_t> adj;
+  adjacency(6, {{3, 0}, {3, 1}, {3, 2}, {3, 4}, {3, 5}}, ptr, adj);
+  // Round 1: 0, 1 and 2 take 3; the centre sees 3 three times and keeps it; 4 and 5 take 3.
+  EXPECT_EQ(propagate_labels(ptr, adj), std::vector<std::int32_t>(6, 3));
+  adjacency(4, {{0, 1}, {1, 2}, {2, 3}}, ptr, adj);
+  // Round 1: 0 sees {1}: 1; 1 sees {1, 2}, a tie with its own: keeps 1; 2 sees {1, 3}, a tie
+  // without its own: the label of the smaller hash with node 2; 3 sees that label and takes it
+  // (3 keeps its own on the tie). Round 2: nothing changes.
+  auto hash = [](std::int64_t i, std::int32_t l) {
+    return mix64(static_cast<std::uint64_t>(i) * kSplitMixGamma ^ static_cast<std::uint64_t>(l));
+  };
+  const std::int32_t two = hash(2, 1) < hash(2, 3) ? 1 : 3;
+  EXPECT_EQ(propagate_labels(ptr, adj), (std::vector<std::int32_t>{1, 1, two, two}));
+  EXPECT_EQ(propagate_labels(ptr, adj, 0), (std::vector<std::int32_t>{0, 1, 2, 3}));
 }

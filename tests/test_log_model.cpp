@@ -2,7 +2,8 @@
 // independent solver written here (exact cyclic coordinate descent on the same objective), their
 // KKT conditions, the bound w <= delta = 1, fdpg against fbf at the default tolerances, fdpg on
 // any number of ranks, warm starts and interrupts, the operators S and S^T of the distributed
-// edge set against dense references, and its construction from repeated pairs.
+// edge set against dense references (also with slots in community order), and its construction
+// from repeated pairs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -171,10 +172,10 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
     ref[ij.second] += v;
   }
   for (std::int64_t i = 0; i < e.local_nodes(); ++i)
-    EXPECT_NEAR(out->values()[i], ref[e.first_node() + i], 1e-12);
-  // S^T v with v_i = i^2.
+    EXPECT_NEAR(out->values()[i], ref[e.global_id(i)], 1e-12);
+  // S^T v with v_i = i^2 (slot s holds node global_id(s)).
   for (std::int64_t i = 0; i < e.local_nodes(); ++i)
-    out->values()[i] = double((e.first_node() + i) * (e.first_node() + i));
+    out->values()[i] = double(e.global_id(i) * e.global_id(i));
   std::vector<double> st;
   e.apply_St(*out, st);
   const auto g = gather(e, st);
@@ -197,6 +198,70 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
   const double norm = e.norm_S(30);
   EXPECT_LE(norm, std::sqrt(lambda) * (1 + 1e-9));
   EXPECT_GT(norm, 0.95 * std::sqrt(lambda));
+}
+
+// Slots follow communities of the local graph: nodes of a clique given in scrambled order sit in
+// consecutive slots; S and S^T (through PETSc's ghost indices, the owners' slots) still match the
+// dense reference by global id; per-node values go between slot and node order and back.
+TEST(EdgeSet, SlotsGroupCommunitiesAndKeepTheOperators) {
+  const int cliques = 12, size_of = 7;
+  const std::int64_t n = cliques * size_of;
+  std::vector<std::int64_t> id(static_cast<std::size_t>(n));  // member c * size_of + t -> node
+  for (std::int64_t t = 0; t < n; ++t) id[t] = (t * 37) % n;  // 37 and n coprime: scrambled
+  Problem p{n, {}};
+  for (int c = 0; c < cliques; ++c)
+    for (int a = 0; a < size_of; ++a)
+      for (int b = a + 1; b < size_of; ++b) {
+        const std::int64_t i = id[c * size_of + a], j = id[c * size_of + b];
+        p.z[{std::min(i, j), std::max(i, j)}] = 1.0 + a + b;
+      }
+  for (int c = 0; c + 1 < cliques; ++c) {  // one edge to the next clique
+    const std::int64_t i = id[c * size_of], j = id[(c + 1) * size_of + 1];
+    p.z[{std::min(i, j), std::max(i, j)}] = 50.0;
+  }
+  const EdgeSet e = distribute(p);
+  const std::int64_t nl = e.local_nodes(), lo = e.first_node();
+  std::vector<std::int64_t> slot_of(static_cast<std::size_t>(n), -1);
+  bool moved = false;
+  for (std::int64_t s = 0; s < nl; ++s) {
+    slot_of[e.global_id(s)] = s;
+    moved = moved || e.global_id(s) != lo + s;
+  }
+  // The slots of a clique's local members are consecutive when all of it is on this rank.
+  for (int c = 0; c < cliques; ++c) {
+    std::int64_t first = n, last = -1, here = 0;
+    for (int a = 0; a < size_of; ++a) {
+      const std::int64_t s = slot_of[id[c * size_of + a]];
+      if (s < 0) continue;
+      ++here, first = std::min(first, s), last = std::max(last, s);
+    }
+    if (here == size_of) EXPECT_EQ(last - first, size_of - 1) << "clique " << c;
+  }
+  int any_moved = moved;
+  MPI_Allreduce(MPI_IN_PLACE, &any_moved, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  EXPECT_TRUE(any_moved) << "the scrambled cliques should not stay in node order";
+  // S^T v, v_i = i^2, by global id; S w against the dense sums.
+  auto v = e.make_node_vector(1);
+  for (std::int64_t s = 0; s < nl; ++s) v->values()[s] = double(e.global_id(s) * e.global_id(s));
+  std::vector<double> st;
+  e.apply_St(*v, st);
+  const auto pairs = e.global_pairs();
+  for (std::int64_t k = 0; k < e.local_edges(); ++k) {
+    const auto [i, j] = pairs[k];
+    EXPECT_EQ(st[k], double(i * i + j * j));
+    EXPECT_EQ(e.z()[k], p.z.at(pairs[k]));
+  }
+  std::vector<double> ones(e.local_edges(), 1.0);
+  e.apply_S(ones, *v);
+  std::vector<double> degree(static_cast<std::size_t>(n), 0.0);
+  for (const auto& [ij, z] : p.z) degree[ij.first] += 1, degree[ij.second] += 1;
+  for (std::int64_t s = 0; s < nl; ++s) EXPECT_EQ(v->values()[s], degree[e.global_id(s)]);
+  // Node order: index global id - first_node(); and back.
+  std::vector<double> by_slot(static_cast<std::size_t>(nl));
+  for (std::int64_t s = 0; s < nl; ++s) by_slot[s] = double(e.global_id(s));
+  const std::vector<double> by_node = e.to_node_order(by_slot);
+  for (std::int64_t i = 0; i < nl; ++i) EXPECT_EQ(by_node[i], double(lo + i));
+  EXPECT_EQ(e.to_slot_order(by_node), by_slot);
 }
 
 // from_pairs merges the repeats of a pair, given on any rank in either orientation, into one
@@ -231,7 +296,7 @@ TEST(EdgeSet, FromPairsKeepsTheNearestRepeat) {
   EXPECT_EQ(gather(e, values), want_value);
   std::vector<int> rows_at(static_cast<std::size_t>(e.local_nodes()), 0);
   for (std::int64_t r = 0; r < e.local_nodes(); ++r) {
-    ++rows_at[e.row_node()[r]];
+    ++rows_at[e.local_node(r)];
     for (std::int64_t k = e.row_ptr()[r] + 1; k < e.row_ptr()[r + 1]; ++k)
       EXPECT_LT(e.global_id(e.other()[k - 1]), e.global_id(e.other()[k]));
   }

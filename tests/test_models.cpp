@@ -98,7 +98,7 @@ std::map<Pair, double> gather(const EdgeSet& e, const std::vector<double>& w) {
 // Local node values gathered by global id.
 std::vector<double> gather_nodes(const EdgeSet& e, const std::vector<double>& v) {
   std::vector<double> all(e.n(), 0.0);
-  for (std::int64_t i = 0; i < e.local_nodes(); ++i) all[e.first_node() + i] = v[i];
+  for (std::int64_t i = 0; i < e.local_nodes(); ++i) all[e.global_id(i)] = v[i];
   MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(e.n()), MPI_DOUBLE, MPI_SUM,
                 MPI_COMM_WORLD);
   return all;

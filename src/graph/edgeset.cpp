@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "lsgl/graph/community_order.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/petsc.hpp"
 
@@ -95,56 +96,43 @@ std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part, std::in
   return own;
 }
 
-// Local. Breadth-first order of the nl local nodes (from lo) over the local-local edges (both
-// directions), neighbours in ascending global id, new components started at the lowest
-// unvisited node.
-std::vector<std::int32_t> breadth_first_order(const std::vector<OwnedEdge>& own, std::int64_t lo,
-                                              std::int64_t nl) {
+// Local. The adjacency of the nl local nodes (from lo) over the local-local edges, both
+// directions (CSR: adj_ptr, adj).
+void local_adjacency(const std::vector<OwnedEdge>& own, std::int64_t lo, std::int64_t nl,
+                     std::vector<std::int64_t>& adj_ptr, std::vector<std::int32_t>& adj) {
   const std::int64_t hi = lo + nl;
-  std::vector<std::int64_t> adj_ptr(nl + 1, 0);
+  adj_ptr.assign(nl + 1, 0);
   for (const auto& e : own)
     if (e.b >= lo && e.b < hi) ++adj_ptr[e.a - lo + 1], ++adj_ptr[e.b - lo + 1];
   std::partial_sum(adj_ptr.begin(), adj_ptr.end(), adj_ptr.begin());
-  std::vector<std::int32_t> adj(adj_ptr[nl]);
-  {
-    std::vector<std::int64_t> fill(adj_ptr.begin(), adj_ptr.end() - 1);
-    for (const auto& e : own)
-      if (e.b >= lo && e.b < hi) {
-        adj[fill[e.a - lo]++] = static_cast<std::int32_t>(e.b - lo);
-        adj[fill[e.b - lo]++] = static_cast<std::int32_t>(e.a - lo);
-      }
-    for (std::int64_t i = 0; i < nl; ++i)
-      std::sort(adj.begin() + adj_ptr[i], adj.begin() + adj_ptr[i + 1]);
-  }
-  std::vector<std::int32_t> order;
-  order.reserve(nl);
-  std::vector<char> seen(nl, 0);
-  for (std::int64_t start = 0; start < nl; ++start) {
-    if (seen[start]) continue;
-    seen[start] = 1;
-    std::size_t head = order.size();
-    order.push_back(static_cast<std::int32_t>(start));
-    while (head < order.size()) {
-      const std::int32_t u = order[head++];
-      for (std::int64_t k = adj_ptr[u]; k < adj_ptr[u + 1]; ++k)
-        if (!seen[adj[k]]) {
-          seen[adj[k]] = 1;
-          order.push_back(adj[k]);
-        }
+  adj.resize(adj_ptr[nl]);
+  std::vector<std::int64_t> fill(adj_ptr.begin(), adj_ptr.end() - 1);
+  for (const auto& e : own)
+    if (e.b >= lo && e.b < hi) {
+      adj[fill[e.a - lo]++] = static_cast<std::int32_t>(e.b - lo);
+      adj[fill[e.b - lo]++] = static_cast<std::int32_t>(e.a - lo);
     }
-  }
-  return order;
 }
 
-// Local. The ghosts (other ends held by other ranks) numbered by first use when the rows are
-// read in row_node order (nat: the edges of each anchor in `own`): their global ids in that
-// order into `ghosts`; returns (global id, number) sorted by global id.
+// Local. The local nodes in community order (community_order.hpp) of the local-local edges.
+std::vector<std::int32_t> slot_order(const std::vector<OwnedEdge>& own, std::int64_t lo,
+                                     std::int64_t nl) {
+  std::vector<std::int64_t> adj_ptr;
+  std::vector<std::int32_t> adj;
+  local_adjacency(own, lo, nl, adj_ptr, adj);
+  return community_order(adj_ptr, adj);
+}
+
+// Local. The ghosts (other ends held by other ranks) numbered by first use when the anchors'
+// edges are read in slot order (slot_node: the local node of each slot; nat: the edges of each
+// anchor in `own`): their global ids in that order into `ghosts`; returns (global id, number)
+// sorted by global id.
 std::vector<std::pair<std::int64_t, std::int32_t>> number_ghosts(
     const std::vector<OwnedEdge>& own, const std::vector<std::int64_t>& nat,
-    const std::vector<std::int32_t>& row_node, std::int64_t lo, std::int64_t nl,
+    const std::vector<std::int32_t>& slot_node, std::int64_t lo, std::int64_t nl,
     std::vector<std::int64_t>& ghosts) {
   std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot;  // (global id, slot), sorted
-  for (std::int32_t a : row_node)
+  for (std::int32_t a : slot_node)
     for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
       const std::int64_t b = own[k].b;
       if (b >= lo && b < lo + nl) continue;
@@ -260,24 +248,30 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   const std::vector<OwnedEdge> own =
       owned_edges(comm, s.part_, lo, nl, std::move(pairs), nat, repeats);
 
-  s.row_node_ = breadth_first_order(own, lo, nl);
+  s.slot_node_ = slot_order(own, lo, nl);
+  std::vector<std::int64_t> node_slot(static_cast<std::size_t>(nl));
+  for (std::int64_t t = 0; t < nl; ++t) node_slot[s.slot_node_[t]] = t;
   const std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot =
-      number_ghosts(own, nat, s.row_node_, lo, nl, s.ghosts_);
+      number_ghosts(own, nat, s.slot_node_, lo, nl, s.ghosts_);
   collective_check(comm, nl + static_cast<std::int64_t>(s.ghosts_.size()) < INT_MAX,
                    "too many nodes and ghost nodes on one rank: use more ranks");
+  // A ghost's value sits in its owner's slot of that node.
+  s.ghost_slots_ = fetch_from_owners(comm, s.part_, s.ghosts_, node_slot);
+  for (std::size_t t = 0; t < s.ghosts_.size(); ++t)
+    s.ghost_slots_[t] += s.part_.begin(s.part_.owner(s.ghosts_[t]));
 
-  // Rows in that order.
+  // Rows in slot order.
   if (values) values->clear();
   s.row_ptr_.assign(nl + 1, 0);
   s.other_.reserve(own.size());
   s.z_.reserve(own.size());
   for (std::int64_t r = 0; r < nl; ++r) {
-    const std::int32_t a = s.row_node_[r];
+    const std::int32_t a = s.slot_node_[r];
     for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
       const std::int64_t b = own[k].b;
       std::int64_t slot;
       if (b >= lo && b < lo + nl) {
-        slot = b - lo;
+        slot = node_slot[b - lo];
       } else {
         const auto it = std::lower_bound(
             ghost_slot.begin(), ghost_slot.end(), std::make_pair(b, std::int32_t(0)),
@@ -298,7 +292,7 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
 std::vector<std::pair<std::int64_t, std::int64_t>> EdgeSet::global_pairs() const {
   std::vector<std::pair<std::int64_t, std::int64_t>> out(other_.size());
   for (std::int64_t r = 0; r < local_nodes_; ++r) {
-    const std::int64_t a = first_ + row_node_[r];
+    const std::int64_t a = first_ + slot_node_[r];
     for (std::int64_t e = row_ptr_[r]; e < row_ptr_[r + 1]; ++e) {
       const std::int64_t b = global_id(other_[e]);
       out[e] = {std::min(a, b), std::max(a, b)};
@@ -308,7 +302,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> EdgeSet::global_pairs() const
 }
 
 std::unique_ptr<GhostedNodeVector> EdgeSet::make_node_vector(int bs) const {
-  return std::make_unique<GhostedNodeVector>(comm_, local_nodes_, ghosts_, bs);
+  return std::make_unique<GhostedNodeVector>(comm_, local_nodes_, ghost_slots_, bs);
 }
 
 void EdgeSet::apply_S(const std::vector<double>& w, GhostedNodeVector& out) const {
@@ -320,7 +314,7 @@ void EdgeSet::apply_S(const std::vector<double>& w, GhostedNodeVector& out) cons
       sum += w[e];
       o[other_[e]] += w[e];
     }
-    o[row_node_[r]] += sum;
+    o[r] += sum;
   }
   out.reverse_add();
 }
@@ -330,7 +324,7 @@ void EdgeSet::apply_St(GhostedNodeVector& v, std::vector<double>& out) const {
   const double* x = v.values();
   out.resize(other_.size());
   for (std::int64_t r = 0; r < local_nodes_; ++r) {
-    const double xa = x[row_node_[r]];
+    const double xa = x[r];
     for (std::int64_t e = row_ptr_[r]; e < row_ptr_[r + 1]; ++e) out[e] = xa + x[other_[e]];
   }
 }
@@ -365,6 +359,18 @@ double EdgeSet::norm_S(int iterations) const {
     for (std::int64_t i = 0; i < local_nodes_; ++i) u->values()[i] *= scale;
   }
   return std::min(bound, std::sqrt(lambda));
+}
+
+std::vector<double> EdgeSet::to_node_order(const std::vector<double>& by_slot) const {
+  std::vector<double> out(static_cast<std::size_t>(local_nodes_));
+  for (std::int64_t t = 0; t < local_nodes_; ++t) out[slot_node_[t]] = by_slot[t];
+  return out;
+}
+
+std::vector<double> EdgeSet::to_slot_order(const std::vector<double>& by_node) const {
+  std::vector<double> out(static_cast<std::size_t>(local_nodes_));
+  for (std::int64_t t = 0; t < local_nodes_; ++t) out[t] = by_node[slot_node_[t]];
+  return out;
 }
 
 std::int64_t EdgeSet::bytes_sent_per_exchange(int bs) const {

@@ -24,7 +24,6 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   const Partition& part = edges.partition();
   const std::int64_t nl = edges.local_nodes();
   const auto& ptr = edges.row_ptr();
-  const auto& row_node = edges.row_node();
   const auto& other = edges.other();
 
   std::vector<std::int64_t> ghost_input;
@@ -32,14 +31,13 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   // Output index of a local-form node index.
   auto id = [&](std::int64_t local_form) {
     if (!input) return edges.global_id(local_form);
-    return local_form < nl ? (*input)[local_form] : ghost_input[local_form - nl];
+    return local_form < nl ? (*input)[edges.local_node(local_form)] : ghost_input[local_form - nl];
   };
   const std::int64_t out_first = part.begin(comm_rank(comm));
   std::vector<Entry> mine;
   std::vector<std::vector<Entry>> send(size);
-  for (std::int64_t r = 0; r < nl; ++r) {
-    const std::int64_t a = row_node[r];
-    for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
+  for (std::int64_t a = 0; a < nl; ++a) {
+    for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
       if (!(w[e] > threshold)) continue;
       const std::int64_t ga = id(a), gb = id(other[e]);
       const double value = w[e] * scale, d = distance ? (*distance)[e] : 0.0;

@@ -69,7 +69,8 @@ void write_checkpoint(const std::string& path, const EdgeSet& edges, const Solve
     h5::write_1d(f, "/checkpoint/j", j, offset, total);
     h5::write_1d(f, "/checkpoint/z", edges.z(), offset, total);
     h5::write_1d(f, "/checkpoint/w", state.w, offset, total);
-    h5::write_1d(f, "/checkpoint/v", state.v, edges.first_node(), edges.n());
+    const std::vector<double> v = edges.to_node_order(state.v);
+    h5::write_1d(f, "/checkpoint/v", v, edges.first_node(), edges.n());
     h5::set_attr(f, "/checkpoint", "format", std::string(kFormat));
     h5::set_attr(f, "/checkpoint", "key", info.key);
     h5::set_attr(f, "/checkpoint", "theta", info.theta);
@@ -80,14 +81,14 @@ void write_checkpoint(const std::string& path, const EdgeSet& edges, const Solve
     h5::set_attr(f, "/checkpoint", "iteration", std::int64_t(state.iteration));
     h5::set_attr(f, "/checkpoint", "rescales", std::int64_t(state.rescales));
     h5::set_attr(f, "/checkpoint", "dual_scale", state.dual_scale);
-    h5::set_attr(
-        f, "/checkpoint", "checksum",
-        hex(checksum(comm, offset, i, j, edges.z(), state.w, edges.first_node(), state.v)));
+    h5::set_attr(f, "/checkpoint", "checksum",
+                 hex(checksum(comm, offset, i, j, edges.z(), state.w, edges.first_node(), v)));
     if (!state.mu.empty()) {  // fdpg's extrapolated dual and momentum
-      h5::write_1d(f, "/checkpoint/mu", state.mu, edges.first_node(), edges.n());
+      const std::vector<double> mu = edges.to_node_order(state.mu);
+      h5::write_1d(f, "/checkpoint/mu", mu, edges.first_node(), edges.n());
       h5::set_attr(f, "/checkpoint", "momentum", state.momentum);
       h5::set_attr(f, "/checkpoint", "checksum_mu",
-                   hex(checksum(comm, 0, {}, {}, {}, {}, edges.first_node(), state.mu)));
+                   hex(checksum(comm, 0, {}, {}, {}, {}, edges.first_node(), mu)));
     }
     f.close();
   }, AtomicWriteOptions{true});
@@ -144,7 +145,7 @@ LoadedCheckpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
 
   SolverState state;
   EdgeSet edges = EdgeSet::from_pairs(comm, n, std::move(pairs), &state.w);
-  state.v = v;
+  state.v = edges.to_slot_order(v);
   state.iteration = static_cast<int>(h5::get_attr_int(f, "/checkpoint", "iteration"));
   state.rescales = static_cast<int>(h5::get_attr_int(f, "/checkpoint", "rescales"));
   state.dual_scale = h5::get_attr_double(f, "/checkpoint", "dual_scale");
@@ -157,6 +158,7 @@ LoadedCheckpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
                      hex(checksum(comm, 0, {}, {}, {}, {}, nodes.begin(rank), state.mu)) ==
                          h5::get_attr_string(f, "/checkpoint", "checksum_mu"),
                      "checkpoint '" + path + "' is corrupted (checksum mismatch)");
+    state.mu = edges.to_slot_order(state.mu);
   }
   // The parameters are outside the checksums: a resume needs them in range.
   collective_check(comm,

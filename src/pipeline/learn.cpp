@@ -153,9 +153,8 @@ void count_saturated(const EdgeSet& edges, const std::vector<double>& w, double 
   auto counts = edges.make_node_vector(2);  // (allowed edges, kept edges)
   double* c = counts->values();
   const auto& ptr = edges.row_ptr();
-  for (std::int64_t r = 0; r < edges.local_nodes(); ++r)
-    for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
-      const std::int64_t a = edges.row_node()[r];
+  for (std::int64_t a = 0; a < edges.local_nodes(); ++a)
+    for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
       const double kept = w[e] > threshold ? 1.0 : 0.0;
       c[2 * a] += 1.0;
       c[2 * a + 1] += kept;

@@ -7,10 +7,14 @@
 // is owned by the rank of i when i + j is even and by the rank of j otherwise, which balances
 // edges across ranks; the owned endpoint is the edge's "anchor", the other its "other" end
 // (a local node or a ghost). Local edges are stored grouped by anchor (CSR rows), each row sorted
-// by the other end's global id. Rows follow a breadth-first order of the local graph and ghosts
-// are numbered in order of first use, so that an edge pass touches node values that were touched
-// shortly before (cache locality); the order is internal and does not change any result beyond
-// round-off.
+// by the other end's global id.
+//
+// Node vectors hold a rank's nodes in slots: slot s < local_nodes() holds node first_node() +
+// local_node(s), in the community order of the local graph (community_order.hpp), then the
+// ghosts numbered in order of first use; row r is the anchor in slot r. An edge pass then finds
+// an edge's two ends close in memory at any n (cache locality). The order is internal and does
+// not change any result beyond round-off; per-node values leave and enter in node order through
+// to_node_order and to_slot_order.
 #include <mpi.h>
 #include <petscvec.h>
 
@@ -37,7 +41,8 @@ struct EdgeEntry {
 enum class RepeatValues { kKept, kSum };
 
 // A node vector with `bs` values per node over local nodes plus this rank's ghosts (a PETSc
-// ghosted vector). values() addresses local nodes first, then ghosts, bs values each.
+// ghosted vector over PETSc indices `ghosts`). values() addresses local nodes first, then
+// ghosts, bs values each.
 class GhostedNodeVector {
  public:
   GhostedNodeVector(MPI_Comm comm, std::int64_t local_nodes,
@@ -85,21 +90,26 @@ class EdgeSet {
   std::int64_t first_node() const { return first_; }
   std::int64_t local_edges() const { return static_cast<std::int64_t>(other_.size()); }
   std::int64_t global_edges() const { return global_edges_; }
+  // Global ids of the ghosts (ghost t in slot local_nodes() + t).
   const std::vector<std::int64_t>& ghosts() const { return ghosts_; }
 
-  // Row r holds the edges [row_ptr[r], row_ptr[r+1]) anchored at local node row_node[r]
-  // (0 <= row_node[r] < local_nodes(); every local node has exactly one row).
+  // Row r holds the edges [row_ptr[r], row_ptr[r+1]) anchored at the node in slot r (every
+  // local node has exactly one row).
   const std::vector<std::int64_t>& row_ptr() const { return row_ptr_; }
-  const std::vector<std::int32_t>& row_node() const { return row_node_; }
-  // Local-form index of each edge's other end: < local_nodes() for a local node, else
-  // local_nodes() + position in ghosts().
+  // Slot of each edge's other end: < local_nodes() for a local node, else local_nodes() +
+  // position in ghosts().
   const std::vector<std::int32_t>& other() const { return other_; }
   const std::vector<double>& z() const { return z_; }
-  // Global id of a local-form node index.
-  std::int64_t global_id(std::int64_t local_form_index) const {
-    return local_form_index < local_nodes_ ? first_ + local_form_index
-                                           : ghosts_[local_form_index - local_nodes_];
+  // Local index (global id - first_node()) of the node in slot s < local_nodes().
+  std::int64_t local_node(std::int64_t s) const { return slot_node_[s]; }
+  // Global id of the node in slot s (a local node or a ghost).
+  std::int64_t global_id(std::int64_t s) const {
+    return s < local_nodes_ ? first_ + slot_node_[s] : ghosts_[s - local_nodes_];
   }
+  // Local. Per-node values of the local nodes from slot order to node order (index global id -
+  // first_node()), and back.
+  std::vector<double> to_node_order(const std::vector<double>& by_slot) const;
+  std::vector<double> to_slot_order(const std::vector<double>& by_node) const;
 
   // Global (i, j), i < j, of every local edge, in edge order. Local.
   std::vector<std::pair<std::int64_t, std::int64_t>> global_pairs() const;
@@ -126,10 +136,11 @@ class EdgeSet {
   std::int64_t local_nodes_ = 0;
   std::int64_t global_edges_ = 0;
   std::vector<std::int64_t> row_ptr_;
-  std::vector<std::int32_t> row_node_;
+  std::vector<std::int32_t> slot_node_;  // local node of each slot
   std::vector<std::int32_t> other_;
   std::vector<double> z_;
-  std::vector<std::int64_t> ghosts_;
+  std::vector<std::int64_t> ghosts_;       // global id of each ghost
+  std::vector<std::int64_t> ghost_slots_;  // its PETSc index: owner's first node + owner's slot
   std::int64_t served_ghost_slots_ = 0;  // how many of our nodes are ghosts elsewhere (with mult.)
 };
 

@@ -15,7 +15,8 @@ DaitchOperator::DaitchOperator(const EdgeSet& edges, const LocalRows& x)
                        x.local_rows() == edges.local_nodes() && x.d >= 1,
                    "DaitchOperator: the feature rows do not match the edge set's nodes");
   x_ = edges.make_node_vector(d_);
-  std::copy(x.data(), x.data() + x.size(), x_->values());
+  for (std::int64_t s = 0; s < edges.local_nodes(); ++s)
+    std::copy(x.row(edges.local_node(s)), x.row(edges.local_node(s)) + d_, x_->values() + s * d_);
   x_->forward();
 }
 
@@ -27,11 +28,10 @@ void DaitchOperator::apply(const std::vector<double>& w, GhostedNodeVector& out)
   const double* x = x_->values();
   double* o = out.values();
   std::fill(o, o + (nl + static_cast<std::int64_t>(edges_.ghosts().size())) * bs, 0.0);
-  for (std::int64_t r = 0; r < nl; ++r) {
-    const std::int64_t a = edges_.row_node()[r];
+  for (std::int64_t a = 0; a < nl; ++a) {
     const double* xa = x + a * d;
     double* oa = o + a * bs;
-    for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
+    for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
       const std::int64_t b = other[e];
       const double* xb = x + b * d;
       double* ob = o + b * bs;
@@ -57,11 +57,10 @@ void DaitchOperator::apply_transpose(GhostedNodeVector& us, std::vector<double>&
   const double* x = x_->values();
   const double* u = us.values();
   out.resize(edges_.local_edges());
-  for (std::int64_t r = 0; r < nl; ++r) {
-    const std::int64_t a = edges_.row_node()[r];
+  for (std::int64_t a = 0; a < nl; ++a) {
     const double* xa = x + a * d;
     const double* ua = u + a * bs;
-    for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
+    for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
       const std::int64_t b = other[e];
       const double* xb = x + b * d;
       const double* ub = u + b * bs;
@@ -100,9 +99,8 @@ double DaitchOperator::mean_squared_distance() const {
   const auto& ptr = edges_.row_ptr();
   const double* x = x_->values();
   double sum = 0.0;
-  for (std::int64_t r = 0; r < nl; ++r) {
-    const std::int64_t a = edges_.row_node()[r];
-    for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
+  for (std::int64_t a = 0; a < nl; ++a) {
+    for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
       const std::int64_t b = edges_.other()[e];
       for (int c = 0; c < d_; ++c) {
         const double t = x[a * d_ + c] - x[b * d_ + c];

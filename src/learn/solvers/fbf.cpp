@@ -107,7 +107,6 @@ class FbfIteration {
   void edge_pass(double sums[4]) {
     const std::int64_t nl = e_.local_nodes(), ne = e_.local_edges();
     const auto& ptr = e_.row_ptr();
-    const auto& row_node = e_.row_node();
     const std::int32_t* __restrict__ other = e_.other().data();
     const double g = g_, si = 1.0 / c_;
     const double* __restrict__ x = pv_->values();
@@ -118,11 +117,10 @@ class FbfIteration {
     std::fill(s, s + 2 * (nl + static_cast<std::int64_t>(e_.ghosts().size())), 0.0);
     constexpr std::int64_t kAhead = 16;  // prefetch distance for the random node accesses
     double d0 = 0.0, d1 = 0.0;
-    for (std::int64_t r = 0; r < nl; ++r) {
-      const std::int64_t a = row_node[r];
+    for (std::int64_t a = 0; a < nl; ++a) {
       const double pa = x[2 * a], va = x[2 * a + 1];
       double sw = 0.0, sp = 0.0;
-      for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
+      for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
         if (e + kAhead < ne) {
           __builtin_prefetch(x + 2 * other[e + kAhead]);
           __builtin_prefetch(s + 2 * other[e + kAhead], 1);

@@ -126,7 +126,7 @@ class FdpgIteration {
     std::vector<double> w(e_.local_edges());
     const auto& ptr = e_.row_ptr();
     for (std::int64_t r = 0; r < e_.local_nodes(); ++r) {
-      const double la = x[e_.row_node()[r]];
+      const double la = x[r];
       for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e)
         w[e] = primal_weight(la, x[e_.other()[e]], tz_[e]);
     }
@@ -144,18 +144,16 @@ class FdpgIteration {
   void edge_pass() {
     const std::int64_t nl = e_.local_nodes(), ne = e_.local_edges();
     const auto& ptr = e_.row_ptr();
-    const auto& row_node = e_.row_node();
     const std::int32_t* __restrict__ other = e_.other().data();
     const double* __restrict__ mu = mu_->values();
     double* __restrict__ g = g_->values();
     const double* __restrict__ tz = tz_.data();
     std::fill(g, g + nl + static_cast<std::int64_t>(e_.ghosts().size()), 0.0);
     constexpr std::int64_t kAhead = 16;  // prefetch distance for the random node accesses
-    for (std::int64_t r = 0; r < nl; ++r) {
-      const std::int64_t a = row_node[r];
+    for (std::int64_t a = 0; a < nl; ++a) {
       const double ma = mu[a];
       double ga = 0.0;
-      for (std::int64_t e = ptr[r]; e < ptr[r + 1]; ++e) {
+      for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
         if (e + kAhead < ne) {
           __builtin_prefetch(mu + other[e + kAhead]);
           __builtin_prefetch(g + other[e + kAhead], 1);
