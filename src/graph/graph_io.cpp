@@ -34,44 +34,63 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
     return local_form < nl ? (*input)[edges.local_node(local_form)] : ghost_input[local_form - nl];
   };
   const std::int64_t out_first = part.begin(comm_rank(comm));
-  std::vector<Entry> mine;
-  std::vector<std::vector<Entry>> send(size);
-  for (std::int64_t a = 0; a < nl; ++a) {
-    for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
-      if (!(w[e] > threshold)) continue;
-      const std::int64_t ga = id(a), gb = id(other[e]);
-      const double value = w[e] * scale, d = distance ? (*distance)[e] : 0.0;
-      for (const Entry& x : {Entry{ga, gb, value, d}, Entry{gb, ga, value, d}}) {
-        if (x.row >= out_first && x.row < out_first + nl)
-          mine.push_back(x);
-        else
-          send[part.owner(x.row)].push_back(x);
+  const int rank = comm_rank(comm);
+  // Each kept edge as two entries, (a, b) and (b, a), to the owners of their rows. Counted
+  // first: buffers grown by doubling touch twice their size in fresh pages, which the kernel
+  // zeroes.
+  const auto for_each_entry = [&](const auto& visit) {
+    for (std::int64_t a = 0; a < nl; ++a)
+      for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
+        if (!(w[e] > threshold)) continue;
+        const std::int64_t ga = id(a), gb = id(other[e]);
+        const double value = w[e] * scale, d = distance ? (*distance)[e] : 0.0;
+        visit(Entry{ga, gb, value, d});
+        visit(Entry{gb, ga, value, d});
       }
-    }
-  }
+  };
+  std::vector<std::size_t> count(static_cast<std::size_t>(size), 0);
+  for_each_entry([&](const Entry& x) { ++count[part.owner(x.row)]; });
+  std::vector<std::vector<Entry>> send(size);
+  for (int p = 0; p < size; ++p) send[p].reserve(count[p]);
+  for_each_entry([&](const Entry& x) { send[part.owner(x.row)].push_back(x); });
+  std::vector<Entry> mine = std::move(send[rank]);
+  send[rank] = std::vector<Entry>();
   std::vector<Entry> received = alltoallv(comm, send);
-  mine.insert(mine.end(), received.begin(), received.end());
-  std::sort(mine.begin(), mine.end(), [](const Entry& x, const Entry& y) {
-    return x.row != y.row ? x.row < y.row : x.col < y.col;
-  });
+  send.clear();
 
+  // Grouped by row with a counting sort, each row's few entries sorted by column (the pairs are
+  // distinct): linear in the entries, the order of one sort by (row, column).
   LocalCsr m;
   m.n = part.n;
   m.begin = out_first;
   m.indptr.assign(nl + 1, 0);
-  m.indices.reserve(mine.size());
-  m.data.reserve(mine.size());
+  for (const auto* part_of : {&mine, &received})
+    for (const Entry& x : *part_of) ++m.indptr[x.row - out_first + 1];
+  std::partial_sum(m.indptr.begin(), m.indptr.end(), m.indptr.begin());
+  std::vector<Entry> rows(static_cast<std::size_t>(m.indptr[nl]));
+  {
+    std::vector<std::int64_t> at(m.indptr.begin(), m.indptr.end() - 1);
+    for (auto* part_of : {&mine, &received}) {
+      for (const Entry& x : *part_of) rows[at[x.row - out_first]++] = x;
+      *part_of = std::vector<Entry>();
+    }
+  }
+  const auto by_col = [](const Entry& x, const Entry& y) { return x.col < y.col; };
+  for (std::int64_t r = 0; r < nl; ++r)
+    std::sort(rows.begin() + m.indptr[r], rows.begin() + m.indptr[r + 1], by_col);
+  m.indices.resize(rows.size());
+  m.data.resize(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    m.indices[k] = rows[k].col;
+    m.data[k] = rows[k].w;
+  }
   if (distances) {
     distances->clear();
-    distances->reserve(distance ? mine.size() : 0);
+    if (distance) {
+      distances->resize(rows.size());
+      for (std::size_t k = 0; k < rows.size(); ++k) (*distances)[k] = rows[k].d;
+    }
   }
-  for (const auto& e : mine) {
-    ++m.indptr[e.row - out_first + 1];
-    m.indices.push_back(e.col);
-    m.data.push_back(e.w);
-    if (distances && distance) distances->push_back(e.d);
-  }
-  std::partial_sum(m.indptr.begin(), m.indptr.end(), m.indptr.begin());
   return m;
 }
 
