@@ -216,6 +216,22 @@ TEST(Select, ReproducibleSumIsExactForIntegers) {
 
 // ------------------------------------------------------------------------------ dense matrix
 
+// gram: scale * X^T X over every stride-th row block, symmetric, against the plain triple loop.
+TEST(Dense, GramMatchesTheSumOfOuterProducts) {
+  std::mt19937_64 rng(5);
+  const Mat X = random_mat(9, 4, rng);  // 9 rows of 4; the gram of rows 0, 2, ..., 8 (stride 8)
+  const Mat G = gram(X.a.data(), 5, 4, 8, 0.5);
+  ASSERT_EQ(G.rows, 4);
+  ASSERT_EQ(G.cols, 4);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      double ref = 0;
+      for (int r = 0; r < 9; r += 2) ref += X(r, i) * X(r, j);
+      EXPECT_NEAR(G(i, j), 0.5 * ref, 1e-12);
+      EXPECT_EQ(G(i, j), G(j, i));
+    }
+}
+
 TEST(Dense, EigenvectorsAndPolarFactorSatisfyTheirDefinitions) {
   std::mt19937_64 rng(3);
   // Eigenvectors: A E = E diag, orthonormal, sign convention.

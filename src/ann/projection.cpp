@@ -1,8 +1,6 @@
 // The principal components of the projected search, and the projection with its rounding slack.
 #include "projection.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -62,14 +60,8 @@ Projection fit_projection(MPI_Comm comm, const LocalRows& data, int max_dims, st
     for (std::int64_t r = 0; r < rows; ++r) {
       for (std::int64_t j = 0; j < d; ++j) centred[r * d + j] = sample[r * d + j] - p.mean[j];
     }
-    Mat cov(d, d);
-    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, static_cast<int>(d),
-                static_cast<int>(rows), 1.0 / static_cast<double>(rows), centred.data(),
-                static_cast<int>(d), 0.0, cov.a.data(), static_cast<int>(d));
-    for (std::int64_t i = 0; i < d; ++i) {
-      p.total_variance += cov(i, i);
-      for (std::int64_t j = 0; j < i; ++j) cov(j, i) = cov(i, j);
-    }
+    const Mat cov = gram(centred.data(), rows, d, d, 1.0 / static_cast<double>(rows));
+    for (std::int64_t i = 0; i < d; ++i) p.total_variance += cov(i, i);
     const Mat E = top_eigenvectors(cov, max_dims, &p.variance);
     p.basis = E.a;
   });

@@ -362,7 +362,6 @@ class VoronoiEngine final : public CountingEngine {
     filter_norm2_.assign(static_cast<std::size_t>(slots), std::numeric_limits<float>::infinity());
     residual_.assign(static_cast<std::size_t>(slots), 0.0f);
     std::vector<double> y, py, res;
-    Mat cov(d_, d_);
     for (int c = 0; c < cells_; ++c) {
       const std::int64_t rows_c = cell_rows(c);
       if (rows_c == 0) continue;
@@ -375,11 +374,7 @@ class VoronoiEngine final : public CountingEngine {
       // a valid bound, the sample's only has to follow the cell's shape.
       const int n = static_cast<int>(d_), r = static_cast<int>(rows_c);
       const int step = static_cast<int>(std::max<std::int64_t>(1, rows_c / kFilterSample));
-      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, n, (r + step - 1) / step, 1.0, y.data(),
-                  n * step, 0.0, cov.a.data(), n);
-      for (std::int64_t a = 0; a < d_; ++a)
-        for (std::int64_t b = 0; b < a; ++b) cov(a, b) = cov(b, a);
-      const Mat v = top_eigenvectors(cov, m);
+      const Mat v = top_eigenvectors(gram(y.data(), (r + step - 1) / step, d_, d_ * step, 1.0), m);
       double* vt = basis_.data() + static_cast<std::int64_t>(c) * m * d_;  // m x d
       for (int k = 0; k < m; ++k)
         for (std::int64_t j = 0; j < d_; ++j) vt[k * d_ + j] = v(j, k);

@@ -1,6 +1,8 @@
 // Small dense linear algebra on LAPACK (OpenBLAS ships it).
 #include "lsgl/util/dense.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -51,6 +53,15 @@ Mat solve_spd(const Mat& A, double ridge, const Mat& B) {
                              " system is not positive definite (LAPACK dposv info " +
                              std::to_string(info) + "); increase the regularisation");
   return from_col_major(b, B.rows, B.cols);
+}
+
+Mat gram(const double* x, std::int64_t rows, std::int64_t d, std::int64_t stride, double scale) {
+  Mat g(d, d);
+  cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, static_cast<int>(d), static_cast<int>(rows),
+              scale, x, static_cast<int>(stride), 0.0, g.a.data(), static_cast<int>(d));
+  for (std::int64_t i = 0; i < d; ++i)
+    for (std::int64_t j = 0; j < i; ++j) g(j, i) = g(i, j);
+  return g;
 }
 
 Mat top_eigenvectors(const Mat& A, std::int64_t count, std::vector<double>* values) {

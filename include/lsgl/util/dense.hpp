@@ -22,6 +22,10 @@ struct Mat {
 // std::runtime_error when A + ridge I is not positive definite.
 Mat solve_spd(const Mat& A, double ridge, const Mat& B);
 
+// scale * X^T X for the `rows` rows of X (d doubles each, row r at x + r * stride), by OpenBLAS
+// dsyrk on the lower triangle, mirrored: d x d.
+Mat gram(const double* x, std::int64_t rows, std::int64_t d, std::int64_t stride, double scale);
+
 // The eigenvectors of the `count` largest eigenvalues of symmetric A, as the columns of an
 // A.rows x count matrix (largest first); each column's entry of largest magnitude is made
 // positive, so the result is unique for distinct eigenvalues. `values` (may be null) gets the
