@@ -9,20 +9,22 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "ann/cells.hpp"
+#include "ann/lanes.hpp"
 #include "ann/sample.hpp"
+#include "candidates_data.hpp"
 #include "lsgl/ann/candidates.hpp"
 #include "lsgl/cli/choices.hpp"
 #include "lsgl/synth/generate.hpp"
-#include "candidates_data.hpp"
-#include "support.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/splitmix.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -49,6 +51,63 @@ TEST(Candidates, SquaredDistanceIsSymmetricAndAccurate) {
     }
   }
   EXPECT_EQ(lsgl::squared_distance(x.data(), x.data(), 23), 0.0);
+}
+
+// The voronoi engine's vector kernels (src/ann/lanes.hpp) against scalar references: the lane
+// minima of 1, 2, 4 and 8 panels (8: the transposed halvings), the position of the smallest
+// lane, and next_up against std::nextafter, on values with ties, infinities and signed zeros.
+TEST(Candidates, LaneKernelsMatchScalarReferences) {
+  using lsgl::ann::kPanel;
+  using lsgl::ann::Lanes;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  lsgl::SplitMix64 rng(11);
+  const auto draw = [&] {
+    const std::uint64_t h = rng.next();
+    switch (h % 8) {
+      case 0:
+        return kInf;
+      case 1:
+        return -0.0f;
+      case 2:
+        return 0.0f;
+      default:
+        return static_cast<float>(static_cast<double>(h >> 40) / (1 << 20) - 4.0);
+    }
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    Lanes v[8];
+    float reference[8];
+    for (int q = 0; q < 8; ++q) {
+      float x[kPanel];
+      for (float& e : x) e = draw();
+      std::memcpy(&v[q], x, sizeof x);
+      reference[q] = *std::min_element(x, x + kPanel);
+    }
+    float out8[8], out4[8], out2[8], out1[8];
+    lsgl::ann::lane_mins<8>(v, out8);
+    for (int q = 0; q < 8; q += 4) lsgl::ann::lane_mins<4>(v + q, out4 + q);
+    for (int q = 0; q < 8; q += 2) lsgl::ann::lane_mins<2>(v + q, out2 + q);
+    for (int q = 0; q < 8; ++q) lsgl::ann::lane_mins<1>(v + q, out1 + q);
+    for (int q = 0; q < 8; ++q) {
+      ASSERT_EQ(out8[q], reference[q]) << "trial " << trial << " vector " << q;
+      ASSERT_EQ(out4[q], reference[q]);
+      ASSERT_EQ(out2[q], reference[q]);
+      ASSERT_EQ(out1[q], reference[q]);
+    }
+    float row[4 * kPanel];
+    for (float& e : row) e = draw();
+    const std::int64_t at = lsgl::ann::smallest_lane(row, 4 * kPanel);
+    ASSERT_EQ(at, std::min_element(row, row + 4 * kPanel) - row);
+  }
+  const float denorm = std::numeric_limits<float>::denorm_min();
+  for (const float x : {0.0f, -0.0f, denorm, -denorm, 1.0f, -1.0f, 3.5e-39f, -3.5e-39f,
+                        std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), kInf,
+                        -kInf, 123.456f, -7.25e30f}) {
+    const float up = lsgl::ann::next_up(x), ref = std::nextafter(x, kInf);
+    EXPECT_EQ(up, ref) << x;
+    EXPECT_EQ(std::signbit(up), std::signbit(ref)) << x;
+  }
+  EXPECT_TRUE(std::isnan(lsgl::ann::next_up(std::numeric_limits<float>::quiet_NaN())));
 }
 
 TEST(Candidates, ExactEqualsBruteForceWithTiesAndDuplicates) {

@@ -46,6 +46,7 @@
 #include "bounds.hpp"
 #include "cells.hpp"
 #include "engines.hpp"
+#include "lanes.hpp"
 #include "lsgl/util/dense.hpp"
 #include "lsgl/util/threads.hpp"
 #include "sample.hpp"
@@ -56,14 +57,10 @@ namespace {
 constexpr int kExtra = 8;                    // float candidates kept beyond k
 constexpr std::int64_t kQueryBlock = 512;    // queries per matrix product
 constexpr std::int64_t kBatchQueries = 8192;  // queries whose visited cells are scanned together
-constexpr int kFlatCells = 512;              // above: two levels of k-means (make_cells)
-constexpr int kPanel = 16;                   // rows per panel of the centred rows
+constexpr int kFlatCells = 512;               // above: two levels of k-means (make_cells)
 constexpr int kFilterDims = 16;              // principal directions per cell (lower bound)
 constexpr std::int64_t kFilterChunk = 64;    // queries whose lower bounds are kept together
 constexpr std::int64_t kFilterSample = 256;  // rows of a cell for its principal directions
-
-// kPanel floats, one per row of a panel; loads and stores through memcpy (no alignment).
-using Lanes = float __attribute__((vector_size(kPanel * sizeof(float))));
 
 // C (rows_a x rows_b) = alpha A (rows_a x d) * B (rows_b x d)^T, single precision.
 void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t rows_b,
@@ -71,79 +68,6 @@ void products(const float* a, std::int64_t rows_a, const float* b, std::int64_t 
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows_a),
               static_cast<int>(rows_b), static_cast<int>(d), alpha, a, static_cast<int>(d), b,
               static_cast<int>(d), 0.0f, c, static_cast<int>(rows_b));
-}
-
-// Local. The products of G queries (a: G x d, row-major) with the kPanel rows of a panel
-// (d x kPanel, coordinate-major): out[q][r] = a_q . y_r in single precision, in 8 / G
-// interleaved partial sums per query so that eight multiply-adds are independent.
-template <int G>
-void panel_products(const float* panel, const float* a, std::int64_t d, Lanes* out) {
-  constexpr int kSums = G >= 8 ? 1 : 8 / G;
-  Lanes acc[kSums][G] = {};
-  std::int64_t j = 0;
-  for (; j + kSums <= d; j += kSums) {
-    for (int c = 0; c < kSums; ++c) {
-      Lanes y;
-      std::memcpy(&y, panel + (j + c) * kPanel, sizeof y);
-      for (int q = 0; q < G; ++q) acc[c][q] += a[q * d + j + c] * y;
-    }
-  }
-  for (; j < d; ++j) {
-    Lanes y;
-    std::memcpy(&y, panel + j * kPanel, sizeof y);
-    for (int q = 0; q < G; ++q) acc[0][q] += a[q * d + j] * y;
-  }
-  for (int q = 0; q < G; ++q) {
-    out[q] = acc[0][q];
-    for (int c = 1; c < kSums; ++c) out[q] += acc[c][q];
-  }
-}
-
-// Local. Whether some lane of v is at most `bar` (false for NaN lanes).
-inline bool any_at_most(const Lanes& v, float bar) {
-  using Mask = std::int32_t __attribute__((vector_size(kPanel * sizeof(float))));
-  const Mask m = v <= (Lanes{} + bar);
-  std::uint64_t words[kPanel / 2];
-  std::memcpy(words, &m, sizeof words);
-  std::uint64_t any = 0;
-  for (const std::uint64_t w : words) any |= w;
-  return any != 0;
-}
-
-// Local. The smallest lane of v (halving: four vector minima).
-inline float lane_min(Lanes v) {
-  using Half = float __attribute__((vector_size(kPanel * sizeof(float) / 2)));
-  Half h[2];
-  std::memcpy(h, &v, sizeof h);
-  Half m = h[0] < h[1] ? h[0] : h[1];
-  float x[kPanel / 2];
-  std::memcpy(x, &m, sizeof x);
-  float best = x[0];
-  for (int r = 1; r < kPanel / 2; ++r) best = std::min(best, x[r]);
-  return best;
-}
-
-// Local. The position of the smallest of x[0 .. n) (n a multiple of kPanel; the first of equal
-// ones; no NaN): lane-wise minima and their positions, then the best lane.
-inline std::int64_t smallest_lane(const float* x, std::int64_t n) {
-  using Index = std::int32_t __attribute__((vector_size(kPanel * sizeof(std::int32_t))));
-  Lanes m;
-  std::memcpy(&m, x, sizeof m);
-  Index at{}, here{};
-  for (int r = 0; r < kPanel; ++r) here[r] = r;
-  at = here;
-  for (std::int64_t p = kPanel; p < n; p += kPanel) {
-    Lanes v;
-    std::memcpy(&v, x + p, sizeof v);
-    here += kPanel;
-    const auto less = v < m;
-    m = less ? v : m;
-    at = less ? here : at;
-  }
-  int best = 0;
-  for (int r = 1; r < kPanel; ++r)
-    if (m[r] < m[best] || (m[r] == m[best] && at[r] < at[best])) best = r;
-  return at[best];
 }
 
 // A query's best candidates by float distance under the order (f, row), at most `cap`: a
@@ -169,12 +93,11 @@ struct Shortlist {
     const Item it{f, row};
     if (!(it < bar_item)) return;
     if (items.size() == cap) {
-      std::pop_heap(items.begin(), items.end());
-      items.back() = it;
+      replace_top(it);
     } else {
       items.push_back(it);
+      std::push_heap(items.begin(), items.end());
     }
-    std::push_heap(items.begin(), items.end());
     if (items.size() == cap) bar_item = items.front();
   }
   // The k-th smallest (k <= items.size()).
@@ -190,6 +113,21 @@ struct Shortlist {
   double bar() const { return bar_item.f; }
 
  private:
+  // The top replaced by a smaller item, sifted down in one pass (pop_heap + push_heap sift twice).
+  void replace_top(const Item& it) {
+    const std::size_t n = items.size();
+    std::size_t at = 0;
+    for (;;) {
+      std::size_t child = 2 * at + 1;
+      if (child >= n) break;
+      if (child + 1 < n && items[child] < items[child + 1]) ++child;
+      if (!(it < items[child])) break;
+      items[at] = items[child];
+      at = child;
+    }
+    items[at] = it;
+  }
+
   std::vector<Item> select_;
 };
 
@@ -489,9 +427,8 @@ class VoronoiEngine final : public CountingEngine {
     // can a row whose lower bound lies above the bar plus the bound's slack.
     const auto limits = [&](std::int64_t i) {
       const double bar = s.lists[at[i]].bar();
-      constexpr float kInf = std::numeric_limits<float>::infinity();
-      s.lim[i] = std::nextafter(static_cast<float>(bar - s.an[i]), kInf);
-      if (filtered_) s.flim[i] = std::nextafter(static_cast<float>(bar + s.slack[i]), kInf);
+      s.lim[i] = next_up(static_cast<float>(bar - s.an[i]));
+      if (filtered_) s.flim[i] = next_up(static_cast<float>(bar + s.slack[i]));
     };
     for (std::int64_t i = 0; i < nb; ++i) {
       const float* q = qx + qs[at[i]] * d_;
@@ -537,11 +474,14 @@ class VoronoiEngine final : public CountingEngine {
       Lanes fn, fr;
       std::memcpy(&fn, filter_norm2_.data() + panel * kPanel, sizeof fn);
       std::memcpy(&fr, residual_.data() + panel * kPanel, sizeof fr);
+      Lanes bound[G];
+      float smallest[G];
       for (int q = 0; q < G; ++q) {
         const Lanes t = s.rq[i0 + q] - fr;
-        s.lower[(i0 + q - first) * stride + p] =
-            lane_min(fn + s.pan[i0 + q] - 2.0f * dot[q] + t * t);
+        bound[q] = fn + s.pan[i0 + q] - 2.0f * dot[q] + t * t;
       }
+      lane_mins<G>(bound, smallest);
+      for (int q = 0; q < G; ++q) s.lower[(i0 + q - first) * stride + p] = smallest[q];
     };
     // Without the filter, all panels for all queries. With it, queries kFilterChunk at a time:
     // the lower bounds of every panel, then each query's panels in increasing order of their
