@@ -14,22 +14,34 @@ std::vector<std::int64_t> fetch_from_owners(MPI_Comm comm, const Partition& part
                                             const std::vector<std::int64_t>& ids,
                                             const std::vector<std::int64_t>& owned) {
   const int size = comm_size(comm), rank = comm_rank(comm);
+  const std::int64_t first = part.begin(rank);
+  // This rank's own ids are answered here; the others go to their owners. Counted first, so
+  // that no buffer grows by doubling (fresh pages, zeroed by the kernel).
+  std::vector<std::int64_t> count(size, 0), asked(size);
+  for (const auto id : ids) ++count[part.owner(id)];
+  count[rank] = 0;
   std::vector<std::vector<std::int64_t>> ask(size);
-  for (auto id : ids) ask[part.owner(id)].push_back(id);
+  for (int p = 0; p < size; ++p) ask[p].reserve(static_cast<std::size_t>(count[p]));
+  for (const auto id : ids) {
+    const int p = part.owner(id);
+    if (p != rank) ask[p].push_back(id);
+  }
   // Questions arrive concatenated by source rank; answers go back in the same order.
-  std::vector<std::int64_t> count(size), asked(size);
-  for (int p = 0; p < size; ++p) count[p] = static_cast<std::int64_t>(ask[p].size());
   MPI_Alltoall(count.data(), 1, MPI_INT64_T, asked.data(), 1, MPI_INT64_T, comm);
   const std::vector<std::int64_t> questions = alltoallv(comm, ask);
-  ask = std::vector<std::vector<std::int64_t>>(size);
-  const std::int64_t first = part.begin(rank);
   std::size_t t = 0;
-  for (int p = 0; p < size; ++p)
+  for (int p = 0; p < size; ++p) {
+    ask[p] = std::vector<std::int64_t>();
+    ask[p].reserve(static_cast<std::size_t>(asked[p]));
     for (std::int64_t q = 0; q < asked[p]; ++q, ++t) ask[p].push_back(owned[questions[t] - first]);
+  }
   const std::vector<std::int64_t> answers = alltoallv(comm, ask);
   std::vector<std::int64_t> at(size, 0), out(ids.size());
   for (int p = 1; p < size; ++p) at[p] = at[p - 1] + count[p - 1];
-  for (std::size_t k = 0; k < ids.size(); ++k) out[k] = answers[at[part.owner(ids[k])]++];
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const int p = part.owner(ids[k]);
+    out[k] = p == rank ? owned[ids[k] - first] : answers[at[p]++];
+  }
   return out;
 }
 
