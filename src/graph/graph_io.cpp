@@ -20,7 +20,7 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
                        double scale, const std::vector<std::int64_t>* input,
                        const std::vector<double>* distance, std::vector<double>* distances) {
   MPI_Comm comm = edges.comm();
-  const int size = comm_size(comm);
+  const int size = comm_size(comm), rank = comm_rank(comm);
   const Partition& part = edges.partition();
   const std::int64_t nl = edges.local_nodes();
   const auto& ptr = edges.row_ptr();
@@ -33,8 +33,7 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
     if (!input) return edges.global_id(local_form);
     return local_form < nl ? (*input)[edges.local_node(local_form)] : ghost_input[local_form - nl];
   };
-  const std::int64_t out_first = part.begin(comm_rank(comm));
-  const int rank = comm_rank(comm);
+  const std::int64_t out_first = part.begin(rank);
   // Each kept edge as two entries, (a, b) and (b, a), to the owners of their rows. Counted
   // first: buffers grown by doubling touch twice their size in fresh pages, which the kernel
   // zeroes.
