@@ -180,6 +180,26 @@ TEST(EdgeSet, OperatorsMatchDenseReference) {
   e.apply_St(*out, st);
   const auto g = gather(e, st);
   for (const auto& [ij, v] : g) EXPECT_EQ(v, double(ij.first * ij.first + ij.second * ij.second));
+  // S S^T v in one pass: v_i = i^2 against the dense sums (exact in doubles), and bit for bit the
+  // two-pass S (S^T v) with v_i = 1 / (i + 3) (sums rounded in the same order).
+  auto sst = e.make_node_vector(1);
+  e.apply_SSt(*out, *sst);
+  std::vector<double> dense(p.n, 0.0);
+  for (const auto& [ij, z] : p.z) {
+    const double s = double(ij.first * ij.first + ij.second * ij.second);
+    dense[ij.first] += s;
+    dense[ij.second] += s;
+  }
+  for (std::int64_t i = 0; i < e.local_nodes(); ++i)
+    EXPECT_EQ(sst->values()[i], dense[e.global_id(i)]) << "node " << e.global_id(i);
+  for (std::int64_t i = 0; i < e.local_nodes(); ++i)
+    out->values()[i] = 1.0 / double(e.global_id(i) + 3);
+  e.apply_SSt(*out, *sst);
+  auto two_pass = e.make_node_vector(1);
+  e.apply_St(*out, st);
+  e.apply_S(st, *two_pass);
+  for (std::int64_t i = 0; i < e.local_nodes(); ++i)
+    EXPECT_EQ(sst->values()[i], two_pass->values()[i]) << "node " << e.global_id(i);
   // ||S|| against a long dense power iteration on S S^T.
   std::vector<double> u(p.n, 1.0);
   double lambda = 0;
@@ -256,6 +276,9 @@ TEST(EdgeSet, SlotsGroupCommunitiesAndKeepTheOperators) {
   std::vector<double> degree(static_cast<std::size_t>(n), 0.0);
   for (const auto& [ij, z] : p.z) degree[ij.first] += 1, degree[ij.second] += 1;
   for (std::int64_t s = 0; s < nl; ++s) EXPECT_EQ(v->values()[s], degree[e.global_id(s)]);
+  const std::vector<double> counts = e.edge_counts();
+  ASSERT_EQ(static_cast<std::int64_t>(counts.size()), nl);
+  for (std::int64_t s = 0; s < nl; ++s) EXPECT_EQ(counts[s], degree[e.global_id(s)]);
   // Node order: index global id - first_node(); and back.
   std::vector<double> by_slot(static_cast<std::size_t>(nl));
   for (std::int64_t s = 0; s < nl; ++s) by_slot[s] = double(e.global_id(s));

@@ -329,34 +329,61 @@ void EdgeSet::apply_St(GhostedNodeVector& v, std::vector<double>& out) const {
   }
 }
 
+void EdgeSet::apply_SSt(GhostedNodeVector& v, GhostedNodeVector& out) const {
+  v.forward();
+  const double* x = v.values();
+  double* o = out.values();
+  std::fill(o, o + local_nodes_ + static_cast<std::int64_t>(ghosts_.size()), 0.0);
+  for (std::int64_t r = 0; r < local_nodes_; ++r) {
+    const double xa = x[r];
+    double sum = 0.0;
+    for (std::int64_t e = row_ptr_[r]; e < row_ptr_[r + 1]; ++e) {
+      const double t = xa + x[other_[e]];
+      sum += t;
+      o[other_[e]] += t;
+    }
+    o[r] += sum;
+  }
+  out.reverse_add();
+}
+
+std::vector<double> EdgeSet::edge_counts() const {
+  auto count = make_node_vector(1);
+  double* c = count->values();
+  std::fill(c, c + local_nodes_ + static_cast<std::int64_t>(ghosts_.size()), 0.0);
+  for (std::int64_t r = 0; r < local_nodes_; ++r) {
+    for (std::int64_t e = row_ptr_[r]; e < row_ptr_[r + 1]; ++e) c[other_[e]] += 1.0;
+    c[r] += static_cast<double>(row_ptr_[r + 1] - row_ptr_[r]);
+  }
+  count->reverse_add();
+  return std::vector<double>(c, c + local_nodes_);
+}
+
 double EdgeSet::norm_S(int iterations) const {
-  auto u = make_node_vector(1);
-  std::vector<double> t(other_.size(), 1.0);
   // Bound: ||S||^2 = lambda_max(S S^T) <= 2 * largest number of edges at one node.
-  apply_S(t, *u);
   double max_deg = 0.0;
-  for (std::int64_t i = 0; i < local_nodes_; ++i) max_deg = std::max(max_deg, u->values()[i]);
+  for (const double c : edge_counts()) max_deg = std::max(max_deg, c);
   MPI_Allreduce(MPI_IN_PLACE, &max_deg, 1, MPI_DOUBLE, MPI_MAX, comm_);
   const double bound = std::sqrt(2.0 * max_deg);
   if (max_deg == 0.0) return 0.0;
 
+  auto u = make_node_vector(1), next = make_node_vector(1);
   std::fill(u->values(), u->values() + local_nodes_, 1.0);
   double lambda = 0.0;
   for (int it = 0; it < iterations; ++it) {
     double uu = 0.0;
     for (std::int64_t i = 0; i < local_nodes_; ++i) uu += u->values()[i] * u->values()[i];
-    std::vector<double> before(u->values(), u->values() + local_nodes_);
-    apply_St(*u, t);
-    apply_S(t, *u);
-    double sums[2] = {uu, 0.0};
-    for (std::int64_t i = 0; i < local_nodes_; ++i) sums[1] += before[i] * u->values()[i];
-    double uv = 0.0;
-    for (std::int64_t i = 0; i < local_nodes_; ++i) uv += u->values()[i] * u->values()[i];
-    double all[3] = {sums[0], sums[1], uv};
+    apply_SSt(*u, *next);
+    const double* x = u->values();
+    const double* y = next->values();
+    double all[3] = {uu, 0.0, 0.0};
+    for (std::int64_t i = 0; i < local_nodes_; ++i) all[1] += x[i] * y[i];
+    for (std::int64_t i = 0; i < local_nodes_; ++i) all[2] += y[i] * y[i];
     MPI_Allreduce(MPI_IN_PLACE, all, 3, MPI_DOUBLE, MPI_SUM, comm_);
     lambda = all[1] / all[0];  // Rayleigh quotient of S S^T at the previous iterate
     const double scale = 1.0 / std::sqrt(all[2]);
-    for (std::int64_t i = 0; i < local_nodes_; ++i) u->values()[i] *= scale;
+    for (std::int64_t i = 0; i < local_nodes_; ++i) next->values()[i] *= scale;
+    std::swap(u, next);
   }
   return std::min(bound, std::sqrt(lambda));
 }

@@ -121,6 +121,11 @@ class EdgeSet {
   void apply_S(const std::vector<double>& w, GhostedNodeVector& out) const;
   // Collective. out = S^T v: out[e] = v_i + v_j (v: local values, bs = 1; ghosts refreshed).
   void apply_St(GhostedNodeVector& v, std::vector<double>& out) const;
+  // Collective. out = S S^T v in one pass over the edges (v_i + v_j added at both ends of every
+  // edge), the same sums in the same order as apply_St followed by apply_S; v's ghosts refreshed.
+  void apply_SSt(GhostedNodeVector& v, GhostedNodeVector& out) const;
+  // Collective. The number of allowed edges at each local node (S applied to all ones).
+  std::vector<double> edge_counts() const;
   // Collective. Spectral norm ||S|| by power iteration on S S^T (from the all-ones vector),
   // never above the bound sqrt(2 * largest number of edges at one node).
   double norm_S(int iterations = 30) const;

@@ -29,6 +29,7 @@ struct SolverParams {
   int max_iterations = 1000;
   double step = 0.9;       // fbf: gamma = step / (2 beta + ||S||/c), step in (0, 1)
   int norm_iterations = 30;  // power iterations for ||S||
+  double norm_S = 0.0;       // > 0: ||S|| of this edge set known (a later solve on the same set)
   // fbf only (fdpg is invariant to this scaling). c > 0: the iteration runs on the equivalent
   // problem with S/c in place of S (the log term only changes by a constant), which balances
   // primal and dual progress; c = 1 is the reference iteration. 0 asks the caller to choose

@@ -185,6 +185,7 @@ class LogModel : public Model {
     sp.dual_scale = dual_scale_;
     sp.interrupt = interrupt_flag();
     sp.monitor = c_.monitor;
+    sp.norm_S = norm_S_;
     std::vector<double> w = learn_log(
         edges, tz, sp, report_,
         [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
@@ -201,6 +202,7 @@ class LogModel : public Model {
           return it.interrupted;
         },
         start);
+    norm_S_ = report_.norm_S;
     // A start already at --max-iter runs no iteration: the state after the solve is the start.
     if (final_state && start && report_.iterations_run == 0) *final_state = *start;
     return w;
@@ -281,6 +283,7 @@ class LogModel : public Model {
   std::vector<DegreeTrial> trials_;     // every solve of the degree correction
   bool degree_reached_ = false;         // the kept solve is within --degree-tol
   int iterations_total_ = 0;            // over all solves
+  double norm_S_ = 0.0;                 // ||S|| of the edge set, from the first solve on
 };
 
 }  // namespace

@@ -169,7 +169,7 @@ std::vector<double> learn_log_fbf(const EdgeSet& edges, const std::vector<double
                                   const IterationCallback& on_iteration,
                                   const SolverState* start) {
   const std::int64_t nl = edges.local_nodes(), ne = edges.local_edges();
-  report.norm_S = edges.norm_S(params.norm_iterations);
+  report.norm_S = params.norm_S > 0 ? params.norm_S : edges.norm_S(params.norm_iterations);
   report.bytes_sent_per_iteration = 2 * edges.bytes_sent_per_exchange(2);
   // Per edge: read w, D, tz, other (28 B), write w, D (16 B); per local or ghost node slot: the
   // two 2-valued node vectors written and read (64 B); per local node: v (16 B).

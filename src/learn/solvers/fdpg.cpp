@@ -42,11 +42,8 @@ inline double next_momentum(double tk) { return 0.5 * (1.0 + std::sqrt(1.0 + 4.0
 // adjacency of the allowed edges; diag(a) - A is a Laplacian). This diagonal metric replaces the
 // scalar L = ||S||^2 / 2 >= max_i a_i / 2-ish, which hub nodes of a candidate graph make large.
 std::vector<double> node_steps(const EdgeSet& edges) {
-  auto count = edges.make_node_vector(1);
-  edges.apply_S(std::vector<double>(edges.local_edges(), 1.0), *count);
-  std::vector<double> t(edges.local_nodes());
-  for (std::int64_t i = 0; i < edges.local_nodes(); ++i)
-    t[i] = 1.0 / std::max(1.0, count->values()[i]);
+  std::vector<double> t = edges.edge_counts();
+  for (double& x : t) x = 1.0 / std::max(1.0, x);
   return t;
 }
 
@@ -224,7 +221,7 @@ std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<doubl
   const std::int64_t slots = nl + static_cast<std::int64_t>(edges.ghosts().size());
   collective_check(edges.comm(), !start || static_cast<std::int64_t>(start->v.size()) == nl,
                    "fdpg: the start state does not match the edge set");
-  report.norm_S = edges.norm_S(params.norm_iterations);
+  report.norm_S = params.norm_S > 0 ? params.norm_S : edges.norm_S(params.norm_iterations);
   report.bytes_sent_per_iteration = edges.bytes_sent_per_exchange(1);
   // Per edge: read tz, other (12 B); per local or ghost node slot: mu and g written and read
   // (32 B); per local node: lambda read and written (16 B).
