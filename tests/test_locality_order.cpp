@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 #include <set>
@@ -272,4 +273,55 @@ TEST(CommunityOrder, MajorityWithDeterministicTies) {
   const std::int32_t two = hash(2, 1) < hash(2, 3) ? 1 : 3;
   EXPECT_EQ(propagate_labels(ptr, adj), (std::vector<std::int32_t>{1, 1, two, two}));
   EXPECT_EQ(propagate_labels(ptr, adj, 0), (std::vector<std::int32_t>{0, 1, 2, 3}));
+}
+
+// The label propagation against a plain reference (a count per label in a map, the hash of
+// every candidate label): the same labels on random graphs of few labels per neighbourhood,
+// where ties with and without a node's own label are frequent.
+TEST(CommunityOrder, MatchesReferencePropagation) {
+  const auto reference = [](const std::vector<std::int64_t>& ptr,
+                            const std::vector<std::int32_t>& adj, int rounds) {
+    const std::int64_t nodes = static_cast<std::int64_t>(ptr.size()) - 1;
+    std::vector<std::int32_t> label(static_cast<std::size_t>(nodes));
+    std::iota(label.begin(), label.end(), 0);
+    for (int round = 0; round < rounds; ++round) {
+      std::int64_t changed = 0;
+      for (std::int64_t i = 0; i < nodes; ++i) {
+        std::map<std::int32_t, int> count;
+        for (std::int64_t k = ptr[i]; k < ptr[i + 1]; ++k) ++count[label[adj[k]]];
+        if (count.empty()) continue;
+        int most = 0;
+        for (const auto& [l, c] : count) most = std::max(most, c);
+        std::int32_t next = -1;
+        std::uint64_t next_hash = 0;
+        for (const auto& [l, c] : count) {
+          const std::uint64_t h =
+              mix64(static_cast<std::uint64_t>(i) * kSplitMixGamma ^ static_cast<std::uint64_t>(l));
+          if (c == most && (next < 0 || h < next_hash)) next = l, next_hash = h;
+        }
+        const auto own = count.find(label[i]);
+        if (own != count.end() && own->second == most) next = label[i];
+        changed += next != label[i];
+        label[i] = next;
+      }
+      if (changed * 1000 < nodes) break;
+    }
+    return label;
+  };
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::int64_t n = 50 + 40 * trial;
+    std::vector<std::pair<int, int>> edges;
+    std::uniform_int_distribution<int> node(0, static_cast<int>(n) - 1), near(1, 6);
+    for (std::int64_t e = 0; e < 3 * n; ++e) {
+      const int a = node(rng), b = static_cast<int>((a + near(rng)) % n);
+      edges.push_back({a, b});
+    }
+    std::vector<std::int64_t> ptr;
+    std::vector<std::int32_t> adj;
+    adjacency(n, edges, ptr, adj);
+    for (int rounds : {1, 2, kCommunityRounds})
+      EXPECT_EQ(propagate_labels(ptr, adj, rounds), reference(ptr, adj, rounds))
+          << "trial " << trial << ", " << rounds << " rounds";
+  }
 }

@@ -12,19 +12,29 @@ namespace {
 // The label node i takes from its neighbours' labels `seen` (sorted in place): the most
 // frequent; on a tie its own label `mine` if among the best, else the tied label of the smallest
 // hash with i (ties spread over the tied labels: the smallest label would flood the graph).
+// Hashes are computed for ties only.
 std::int32_t majority_label(std::vector<std::int32_t>& seen, std::int32_t mine, std::int64_t i) {
+  const auto hash = [i](std::int32_t label) {
+    return mix64(static_cast<std::uint64_t>(i) * kSplitMixGamma ^
+                 static_cast<std::uint64_t>(label));
+  };
   std::sort(seen.begin(), seen.end());
   std::int32_t best = mine;
   std::size_t best_count = 0, mine_count = 0;
   std::uint64_t best_hash = 0;
+  bool best_hashed = false;
   for (std::size_t s = 0; s < seen.size();) {
     std::size_t t = s;
     while (t < seen.size() && seen[t] == seen[s]) ++t;
-    if (seen[s] == mine) mine_count = t - s;
-    const std::uint64_t h =
-        mix64(static_cast<std::uint64_t>(i) * kSplitMixGamma ^ static_cast<std::uint64_t>(seen[s]));
-    if (t - s > best_count || (t - s == best_count && h < best_hash))
-      best = seen[s], best_count = t - s, best_hash = h;
+    const std::size_t count = t - s;
+    if (seen[s] == mine) mine_count = count;
+    if (count > best_count) {
+      best = seen[s], best_count = count, best_hashed = false;
+    } else if (count == best_count) {
+      if (!best_hashed) best_hash = hash(best), best_hashed = true;
+      const std::uint64_t h = hash(seen[s]);
+      if (h < best_hash) best = seen[s], best_hash = h;
+    }
     s = t;
   }
   return mine_count == best_count ? mine : best;
