@@ -442,7 +442,8 @@ TEST(LogModelFdpg, SameGraphOnEveryNumberOfRanks) {
 }
 
 // A run stopped at iteration 40 and continued from the captured state (lambda, w*(lambda))
-// ends at the graph of an uninterrupted run; the captured w is w*(lambda) >= 0.
+// ends at the graph of an uninterrupted run; the captured w is w*(lambda) >= 0; a capture
+// without w continues to the same weights.
 TEST(LogModelFdpg, WarmStartFromCapturedState) {
   const Problem p = make_problem(60, 6, 9);
   const EdgeSet e = distribute(p);
@@ -454,11 +455,14 @@ TEST(LogModelFdpg, WarmStartFromCapturedState) {
   SolverReport full, first, second;
   const auto ref = gather(e, learn_log(e, tz, sp, full));
   SolverState state;
-  learn_log(e, tz, sp, first, [&](const IterationInfo& it, const std::function<SolverState()>& c) {
-    if (it.iteration < 40) return false;
-    state = c();
-    return true;
-  });
+  SolverState without_w;
+  learn_log(e, tz, sp, first,
+            [&](const IterationInfo& it, const std::function<SolverState(bool)>& c) {
+              if (it.iteration < 40) return false;
+              state = c(true);
+              without_w = c(false);
+              return true;
+            });
   EXPECT_EQ(first.iterations, 40);
   EXPECT_FALSE(first.converged);
   EXPECT_EQ(state.iteration, 40);
@@ -469,6 +473,11 @@ TEST(LogModelFdpg, WarmStartFromCapturedState) {
   EXPECT_TRUE(second.converged);
   EXPECT_EQ(second.iterations, 40 + second.iterations_run);
   EXPECT_LT(relative_l1(resumed, ref), 1e-7);
+  // The state without w continues the same sequence: the same weights bit for bit.
+  EXPECT_TRUE(without_w.w.empty());
+  SolverReport third;
+  EXPECT_EQ(gather(e, learn_log(e, tz, sp, third, nullptr, &without_w)), resumed);
+  EXPECT_EQ(third.iterations, second.iterations);
 }
 
 // A flag raised on the last rank only stops every rank at the same iteration.
@@ -483,7 +492,7 @@ TEST(LogModelFdpg, InterruptStopsEveryRankAtTheSameIteration) {
   const bool last = comm_rank(MPI_COMM_WORLD) == comm_size(MPI_COMM_WORLD) - 1;
   SolverReport rep;
   learn_log(e, scaled_z(e, 0.5), sp, rep,
-            [&](const IterationInfo& it, const std::function<SolverState()>&) {
+            [&](const IterationInfo& it, const std::function<SolverState(bool)>&) {
               if (last && it.iteration == 20) flag = 1;
               return it.interrupted;
             });

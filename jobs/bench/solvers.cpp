@@ -55,9 +55,9 @@ Run run(const EdgeSet& e, const std::vector<double>& tz, const SolverParams& sp,
   Run r;
   double tracking = 0.0;
   SolverReport rep;
-  IterationCallback track = [&](const IterationInfo&, const std::function<SolverState()>& c) {
+  IterationCallback track = [&](const IterationInfo&, const std::function<SolverState(bool)>& c) {
     const double t0 = MPI_Wtime();
-    r.reached = rel_l1(e.comm(), c().w, ref) < target;
+    r.reached = rel_l1(e.comm(), c(true).w, ref) < target;
     tracking += MPI_Wtime() - t0;
     return r.reached;
   };

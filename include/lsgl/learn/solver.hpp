@@ -103,9 +103,11 @@ struct SolverReport {
 // Called on every rank after each iteration, with a function that captures the current state
 // (for checkpoints; with fdpg the capture is collective: call it on every rank or on none);
 // returning true stops the iteration (collectively: the caller must decide
-// the same on every rank, e.g. from IterationInfo only).
-using IterationCallback =
-    std::function<bool(const IterationInfo&, const std::function<SolverState()>& capture)>;
+// the same on every rank, e.g. from IterationInfo only). capture(false) may leave the state's w
+// empty when the iteration continues without it (fdpg: w is a function of the dual; fbf always
+// fills it), for a state that only starts a later solve; checkpoints need capture(true).
+using IterationCallback = std::function<bool(
+    const IterationInfo&, const std::function<SolverState(bool with_weights)>& capture)>;
 
 // Collective. Average degree 2 * #{w_e > threshold} / n.
 double average_degree(const EdgeSet& edges, const std::vector<double>& w, double threshold);

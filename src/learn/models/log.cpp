@@ -188,16 +188,16 @@ class LogModel : public Model {
     sp.norm_S = norm_S_;
     std::vector<double> w = learn_log(
         edges, tz, sp, report_,
-        [&](const IterationInfo& it, const std::function<SolverState()>& capture) {
+        [&](const IterationInfo& it, const std::function<SolverState(bool)>& capture) {
           const bool due =
               p_.checkpoint_every > 0 && it.iteration % p_.checkpoint_every == 0 && !it.converged;
           if (!p_.checkpoint.empty() && (due || it.interrupted)) {
-            write_checkpoint(p_.checkpoint, edges, capture(), info);
+            write_checkpoint(p_.checkpoint, edges, capture(true), info);
             inform(strprintf("  checkpoint written at iteration %d: %s", it.iteration,
                              p_.checkpoint.c_str()));
           }
           if (final_state && (it.converged || it.iteration >= sp.max_iterations)) {
-            *final_state = capture();
+            *final_state = capture(false);
           }
           return it.interrupted;
         },

@@ -204,7 +204,7 @@ std::vector<double> learn_log_fbf(const EdgeSet& edges, const std::vector<double
     params.monitor->iteration(
         {"fbf", it, "rel. change primal", info.rel_change_primal, info.rel_change_dual});
     const bool stop =
-        on_iteration && on_iteration(info, [&] { return fbf.capture(it, rescales); });
+        on_iteration && on_iteration(info, [&](bool) { return fbf.capture(it, rescales); });
     report.iterations_run = it - first + 1;
     if (info.converged || stop) {
       report.interrupted = stop && info.interrupted;

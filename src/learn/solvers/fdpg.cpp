@@ -81,10 +81,16 @@ class FdpgIteration {
     }
   }
 
-  // The state after this iteration (and its restart decision), for a checkpoint.
-  SolverState capture(int iteration) const {
-    return SolverState{primal(), lambda_, 1.0, iteration, 0,
-                       std::vector<double>(mu_->values(), mu_->values() + lambda_.size()), tk_};
+  // Collective when with_weights. The state after this iteration (and its restart decision); w
+  // (w*(lambda), for a checkpoint) only when asked: load() does not read it.
+  SolverState capture(int iteration, bool with_weights) const {
+    SolverState s;  // dual scale 1, no rescales
+    s.v = lambda_;
+    s.iteration = iteration;
+    s.mu.assign(mu_->values(), mu_->values() + lambda_.size());
+    s.momentum = tk_;
+    if (with_weights) s.w = primal();
+    return s;
   }
 
   // Collective. The largest step over all nodes.
@@ -250,7 +256,9 @@ std::vector<double> learn_log_fdpg(const EdgeSet& edges, const std::vector<doubl
     report.rel_change_dual = info.rel_change_dual;
     report.converged = info.converged;
     fdpg.restart_if(sums[kRestartDot]);  // before a capture: the next iteration's state
-    const bool stop = on_iteration && on_iteration(info, [&] { return fdpg.capture(it); });
+    const bool stop = on_iteration && on_iteration(info, [&](bool with_weights) {
+                        return fdpg.capture(it, with_weights);
+                      });
     report.iterations_run = it - first + 1;
     if (info.converged || stop) {
       report.interrupted = stop && info.interrupted;
