@@ -68,6 +68,27 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
   return ptr;
 }
 
+// Local. Permutes `items` in place into groups by bucket(item), buckets 0..buckets-1 in order
+// (not stable: the order within a group follows the permutation's cycles); returns the size of
+// each group. Every item is moved along its cycle once (an American flag sort's pass).
+template <class T, class Bucket>
+std::vector<std::size_t> group_in_place(std::vector<T>& items, std::size_t buckets,
+                                        const Bucket& bucket) {
+  std::vector<std::size_t> count(buckets, 0);
+  for (const T& x : items) ++count[bucket(x)];
+  std::vector<std::size_t> next(buckets), end(buckets);
+  std::size_t at = 0;
+  for (std::size_t b = 0; b < buckets; ++b) next[b] = at, at += count[b], end[b] = at;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    while (next[b] < end[b]) {
+      T x = items[next[b]];
+      for (std::size_t d = bucket(x); d != b; d = bucket(x)) std::swap(x, items[next[d]++]);
+      items[next[b]++] = x;
+    }
+  }
+  return count;
+}
+
 // Collective. Each pair (self-loops dropped) on the rank of its anchor, the lower end when
 // i + j is even and the upper one when odd, as (anchor, other), grouped by anchor (CSR offsets
 // of the local anchors lo..lo + nl - 1 into `nat`), sorted by (b, z) within each anchor, with
@@ -75,22 +96,22 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
 std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part, std::int64_t lo,
                                    std::int64_t nl, std::vector<EdgeEntry> pairs,
                                    std::vector<std::int64_t>& nat, RepeatValues repeats) {
-  // Counted first: buffers grown by doubling touched twice their size in fresh pages, which
-  // the kernel zeroes (at 10^7 nodes the edge set's build spent a third of its time there).
-  std::vector<std::size_t> count(static_cast<std::size_t>(comm_size(comm)), 0);
-  for (const auto& e : pairs)
-    if (e.i != e.j) ++count[part.owner(anchor_of(e))];
-  std::vector<std::vector<EdgeEntry>> send(count.size());
-  for (std::size_t r = 0; r < send.size(); ++r) send[r].reserve(count[r]);
-  for (auto e : pairs) {
+  // Grouped by destination in place: a copy per destination would take as many fresh pages as
+  // the pairs, which the kernel zeroes (at 10^7 nodes the edge set's build spent a third of its
+  // time in such pages).
+  std::size_t kept = 0;
+  for (EdgeEntry e : pairs) {
     if (e.i == e.j) continue;
     if (e.i > e.j) std::swap(e.i, e.j);
-    send[part.owner(anchor_of(e))].push_back(e);
+    pairs[kept++] = e;
   }
+  pairs.resize(kept);
+  const std::vector<std::size_t> count =
+      group_in_place(pairs, static_cast<std::size_t>(comm_size(comm)),
+                     [&](const EdgeEntry& e) { return part.owner(anchor_of(e)); });
+  std::vector<EdgeEntry> mine = alltoallv(comm, pairs, count);
   pairs.clear();
   pairs.shrink_to_fit();
-  std::vector<EdgeEntry> mine = alltoallv(comm, send);
-  send.clear();
   std::vector<OwnedEdge> own;
   nat = group_by_anchor(mine, lo, nl, own, repeats);
   return own;

@@ -59,6 +59,11 @@ double allreduce_max_double(MPI_Comm comm, double v);
 // send[p] goes to rank p; returns what every rank sent to this one, concatenated by source rank.
 template <class T>
 std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send);
+// Collective. The same from one buffer grouped by destination: the first count[0] items go to
+// rank 0, the next count[1] to rank 1, and so on (no copy of the items per destination).
+template <class T>
+std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
+                         const std::vector<std::size_t>& count);
 
 // Collective. Allgather of trivially copyable items (any number per rank), concatenated by
 // rank, on every rank: the one all-gather of variable counts. Counts are MPI ints of items:

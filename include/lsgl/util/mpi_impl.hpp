@@ -56,4 +56,24 @@ std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send)
   return out;
 }
 
+template <class T>
+std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
+                         const std::vector<std::size_t>& count) {
+  static_assert(std::is_trivially_copyable<T>::value, "alltoallv needs trivially copyable T");
+  std::vector<const char*> data(count.size());
+  std::vector<std::int64_t> bytes(count.size());
+  std::size_t first = 0;
+  for (std::size_t p = 0; p < count.size(); ++p) {
+    data[p] = reinterpret_cast<const char*>(items.data() + first);
+    bytes[p] = static_cast<std::int64_t>(count[p] * sizeof(T));
+    first += count[p];
+  }
+  std::vector<T> out;
+  detail::alltoallv_bytes_into(comm, data, bytes, [&](std::int64_t total) {
+    out.resize(static_cast<std::size_t>(total) / sizeof(T));
+    return reinterpret_cast<char*>(out.data());
+  });
+  return out;
+}
+
 }  // namespace lsgl
