@@ -4,6 +4,7 @@
 // memory check against the memory of each node shared by its ranks, the data range of
 // single-precision distances.
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -219,6 +221,33 @@ TEST(Memory, FreedLargeBlocksLeaveTheProcess) {
   EXPECT_GE(resident_bytes(), before + 60e6);
   for (int b = 0; b < 7; ++b) std::vector<char>().swap(blocks[b]);  // the last one stays on top
   EXPECT_LE(resident_bytes(), before + 8e6 + 4e6);
+}
+
+// Settings the user gives in GLIBC_TUNABLES win over lsgl's: with mmap off and no trimming
+// (glibc reads the variable at start-up only; restore_allocator_release applies it again), the
+// freed blocks stay resident; without the variable they leave again.
+TEST(Memory, AllocatorSettingsFromGlibcTunablesAreKept) {
+  const char* saved = std::getenv("GLIBC_TUNABLES");
+  const std::string old = saved ? saved : "";
+  const auto freed_and_resident = [] {
+    restore_allocator_release();
+    const double before = resident_bytes();
+    std::vector<std::vector<char>> blocks;
+    for (int b = 0; b < 8; ++b) blocks.emplace_back(std::size_t{8} << 20, static_cast<char>(b + 1));
+    for (int b = 0; b < 7; ++b) std::vector<char>().swap(blocks[b]);  // the last one on top
+    return resident_bytes() - before;
+  };
+  setenv("GLIBC_TUNABLES",
+         "glibc.malloc.check=0:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=0x10000000000",
+         1);
+  const double kept = freed_and_resident();
+  unsetenv("GLIBC_TUNABLES");
+  const double released = freed_and_resident();
+  if (saved) setenv("GLIBC_TUNABLES", old.c_str(), 1);
+  restore_allocator_release();
+  malloc_trim(0);
+  EXPECT_GE(kept, 60e6);
+  EXPECT_LE(released, 8e6 + 4e6);
 }
 
 // A need that fits one rank but not the ranks of one node together is refused on every rank;

@@ -4,8 +4,11 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "lsgl/util/error.hpp"
@@ -25,9 +28,28 @@ std::string gigabytes(double bytes) {
 }  // namespace
 
 void restore_allocator_release() {
-  mallopt(M_MMAP_MAX, 65536);  // glibc's default
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
-  mallopt(M_TRIM_THRESHOLD, 32 << 20);
+  struct Setting {
+    const char* tunable;
+    int param;
+    int value;  // lsgl's
+  };
+  const Setting settings[] = {{"glibc.malloc.mmap_max", M_MMAP_MAX, 65536},  // glibc's default
+                              {"glibc.malloc.mmap_threshold", M_MMAP_THRESHOLD, 4 << 20},
+                              {"glibc.malloc.trim_threshold", M_TRIM_THRESHOLD, 32 << 20}};
+  const char* env = std::getenv("GLIBC_TUNABLES");
+  const std::string tunables = env ? std::string(":") + env + ":" : std::string();
+  for (const Setting& s : settings) {
+    const std::size_t at = tunables.find(std::string(":") + s.tunable + "=");
+    if (at == std::string::npos) {
+      mallopt(s.param, s.value);
+      continue;
+    }
+    // The user's value, read as glibc reads it (decimal, or hex with 0x); above INT_MAX, -1:
+    // mallopt takes an int, which glibc widens to size_t (-1: the largest).
+    const unsigned long long v =
+        std::strtoull(tunables.c_str() + at + std::strlen(s.tunable) + 2, nullptr, 0);
+    mallopt(s.param, v > static_cast<unsigned long long>(INT_MAX) ? -1 : static_cast<int>(v));
+  }
 }
 
 std::int64_t physical_memory_bytes() {

@@ -13,7 +13,10 @@ namespace lsgl {
 // (mallopt(M_MMAP_MAX, 0), mallopt(M_TRIM_THRESHOLD, -1)), so every freed buffer stayed in the
 // process: on the 1,000,000-row benchmark the learning phase reached 1.4 GB per rank where 0.8 GB
 // are needed. Blocks of at least 4 MB are mapped and unmapped on their own again, and the top of
-// the heap is trimmed beyond 32 MB. Call once at start-up, before the buffers are allocated.
+// the heap is trimmed beyond 32 MB. A setting the user gave in GLIBC_TUNABLES
+// (glibc.malloc.mmap_max, mmap_threshold, trim_threshold) is applied instead of lsgl's (the
+// library's initialiser had overridden it too). Call once at start-up, before the buffers are
+// allocated.
 void restore_allocator_release();
 
 // Local. Physical memory of this machine in bytes.
