@@ -69,6 +69,17 @@ TEST(GraphIo, AssembleWriteReadRoundTrip) {
       ++k;
     }
   }
+  // With distances from z (here z = i + j): the same rows, and each entry's distance aligned.
+  std::vector<double> distances;
+  const LocalCsr with = assemble_rows(
+      e, w, kThreshold, scale, nullptr, [](double z) { return 0.5 * z + 1.0; }, &distances);
+  EXPECT_EQ(with.indptr, rows.indptr);
+  EXPECT_EQ(with.indices, rows.indices);
+  EXPECT_EQ(with.data, rows.data);
+  ASSERT_EQ(distances.size(), rows.indices.size());
+  for (std::int64_t r = 0; r < rows.local_rows(); ++r)
+    for (std::int64_t k = rows.indptr[r]; k < rows.indptr[r + 1]; ++k)
+      EXPECT_EQ(distances[k], 0.5 * double(rows.begin + r + rows.indices[k]) + 1.0);
 
   const std::string dir = shared_tmpdir();
   ASSERT_FALSE(dir.empty());

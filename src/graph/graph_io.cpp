@@ -18,13 +18,15 @@ struct Entry {
 
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
                        double scale, const std::vector<std::int64_t>* input,
-                       const std::vector<double>* distance, std::vector<double>* distances) {
+                       const std::function<double(double z)>& distance,
+                       std::vector<double>* distances) {
   MPI_Comm comm = edges.comm();
   const int size = comm_size(comm), rank = comm_rank(comm);
   const Partition& part = edges.partition();
   const std::int64_t nl = edges.local_nodes();
   const auto& ptr = edges.row_ptr();
   const auto& other = edges.other();
+  const auto& z = edges.z();
 
   std::vector<std::int64_t> ghost_input;
   if (input) ghost_input = fetch_from_owners(comm, part, edges.ghosts(), *input);
@@ -42,7 +44,7 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
       for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
         if (!(w[e] > threshold)) continue;
         const std::int64_t ga = id(a), gb = id(other[e]);
-        const double value = w[e] * scale, d = distance ? (*distance)[e] : 0.0;
+        const double value = w[e] * scale, d = distance ? distance(z[e]) : 0.0;
         visit(Entry{ga, gb, value, d});
         visit(Entry{gb, ga, value, d});
       }
@@ -57,8 +59,9 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   std::vector<Entry> received = alltoallv(comm, send);
   send.clear();
 
-  // Grouped by row with a counting sort, each row's few entries sorted by column (the pairs are
-  // distinct): linear in the entries, the order of one sort by (row, column).
+  // Grouped by row with a counting sort straight into the output arrays, then each row's few
+  // entries sorted by column (the pairs are distinct): linear in the entries, the order of one
+  // sort by (row, column), and no copy of the entries as large as the output.
   LocalCsr m;
   m.n = part.n;
   m.begin = out_first;
@@ -66,28 +69,36 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   for (const auto* part_of : {&mine, &received})
     for (const Entry& x : *part_of) ++m.indptr[x.row - out_first + 1];
   std::partial_sum(m.indptr.begin(), m.indptr.end(), m.indptr.begin());
-  std::vector<Entry> rows(static_cast<std::size_t>(m.indptr[nl]));
+  const std::size_t total = static_cast<std::size_t>(m.indptr[nl]);
+  const bool carry = distances && distance;
+  m.indices.resize(total);
+  m.data.resize(total);
+  if (distances) distances->assign(carry ? total : 0, 0.0);
   {
     std::vector<std::int64_t> at(m.indptr.begin(), m.indptr.end() - 1);
     for (auto* part_of : {&mine, &received}) {
-      for (const Entry& x : *part_of) rows[at[x.row - out_first]++] = x;
+      for (const Entry& x : *part_of) {
+        const std::int64_t k = at[x.row - out_first]++;
+        m.indices[k] = x.col;
+        m.data[k] = x.w;
+        if (carry) (*distances)[k] = x.d;
+      }
       *part_of = std::vector<Entry>();
     }
   }
+  std::vector<Entry> row;
   const auto by_col = [](const Entry& x, const Entry& y) { return x.col < y.col; };
-  for (std::int64_t r = 0; r < nl; ++r)
-    std::sort(rows.begin() + m.indptr[r], rows.begin() + m.indptr[r + 1], by_col);
-  m.indices.resize(rows.size());
-  m.data.resize(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    m.indices[k] = rows[k].col;
-    m.data[k] = rows[k].w;
-  }
-  if (distances) {
-    distances->clear();
-    if (distance) {
-      distances->resize(rows.size());
-      for (std::size_t k = 0; k < rows.size(); ++k) (*distances)[k] = rows[k].d;
+  for (std::int64_t r = 0; r < nl; ++r) {
+    const std::int64_t first = m.indptr[r], last = m.indptr[r + 1];
+    row.clear();
+    for (std::int64_t k = first; k < last; ++k)
+      row.push_back({0, m.indices[k], m.data[k], carry ? (*distances)[k] : 0.0});
+    std::sort(row.begin(), row.end(), by_col);
+    for (std::int64_t k = first; k < last; ++k) {
+      const Entry& x = row[static_cast<std::size_t>(k - first)];
+      m.indices[k] = x.col;
+      m.data[k] = x.w;
+      if (carry) (*distances)[k] = x.d;
     }
   }
   return m;

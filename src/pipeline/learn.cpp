@@ -507,16 +507,14 @@ void write_phase(LearnRun& run) {
   const LearnOptions& o = run.o;
   s.t_write = timed_phase(run.comm, "write", run.monitor, [&] {
     EdgeDistances distances{{}, to_string(o.metric)};
-    std::vector<double> edge_distance;
-    if (o.distances) {
-      edge_distance.reserve(run.edges->z().size());
-      for (const double z : run.edges->z()) edge_distance.push_back(metric_distance(o.metric, z));
-    }
-    LocalCsr rows = assemble_rows(
-        *run.edges, run.w, run.model->threshold(), run.model->scale(),
-        run.order.input.empty() ? nullptr : &run.order.input,
-        o.distances ? &edge_distance : nullptr, o.distances ? &distances.values : nullptr);
-    edge_distance = std::vector<double>();
+    const Metric metric = o.metric;
+    LocalCsr rows = assemble_rows(*run.edges, run.w, run.model->threshold(), run.model->scale(),
+                                  run.order.input.empty() ? nullptr : &run.order.input,
+                                  o.distances ? std::function<double(double)>([metric](double z) {
+                                    return metric_distance(metric, z);
+                                  })
+                                              : nullptr,
+                                  o.distances ? &distances.values : nullptr);
     const std::int64_t nnz =
         allreduce_sum(run.comm, static_cast<std::int64_t>(rows.indices.size()));
     refuse_empty_graph(run, nnz);

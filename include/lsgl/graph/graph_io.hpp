@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,11 @@ namespace lsgl {
 // weights <= threshold are dropped, the rest multiplied by `scale`; both (i, j) and (j, i). With
 // `input` (the input index of each local node of `edges`, a permutation over all ranks), rows
 // and columns are the input indices, rows distributed by Partition(n, size) of those. With
-// `distance` (one value per local edge) and `distances`, the kept edges' values are carried along
-// and `distances` gets them aligned with the returned data (same CSR pattern).
+// `distance` (an edge's distance from its z, called for the kept edges only) and `distances`,
+// `distances` gets the kept edges' distances aligned with the returned data (same CSR pattern).
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
                        double scale, const std::vector<std::int64_t>* input = nullptr,
-                       const std::vector<double>* distance = nullptr,
+                       const std::function<double(double z)>& distance = nullptr,
                        std::vector<double>* distances = nullptr);
 
 // Each stored entry's distance between its two nodes, aligned with LocalCsr::data, and the
