@@ -14,11 +14,10 @@ namespace lsgl {
 
 namespace {
 
-// An edge on the rank that owns it: anchor a (local), other end b, as from_pairs stores it.
-struct OwnedEdge {
-  std::int64_t a, b;
-  double z, value;
-};
+// An edge on the rank that owns it, as from_pairs stores it: an EdgeEntry whose i is the anchor
+// (a local node) and j the other end (the same type as the pairs, so that the grouped edges reuse
+// the pairs' buffer).
+using OwnedEdge = EdgeEntry;
 
 // Local. The end of pair {i, j} (i != j, either order) whose rank owns it: the lower end when
 // i + j is even, the upper one when odd (the edges spread evenly over both ends' ranks).
@@ -29,7 +28,8 @@ std::int64_t anchor_of(const EdgeEntry& e) {
 // Local. The received pairs as (anchor, other) per edge, grouped by anchor and sorted by
 // (other, z) within each anchor, repeats of a pair merged (the first in (b, z) order kept, with
 // its value or, with `sum`, the sum of the repeats' values);
-// returns the CSR offsets of the anchors lo..lo + nl - 1 into `own`. `mine` is emptied. A
+// returns the CSR offsets of the anchors lo..lo + nl - 1 into `own` (its old contents dropped,
+// its buffer reused). `mine` is emptied. A
 // counting sort by anchor and a sort of each anchor's few edges: linear in the edges (one sort
 // of all of them cost 26 passes over memory at 10^7 nodes), same result as sorting by
 // (a, b, z) and keeping the first of each (a, b).
@@ -39,6 +39,9 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
   std::vector<std::int64_t> ptr(nl + 1, 0);
   for (const auto& e : mine) ++ptr[anchor_of(e) - lo + 1];
   std::partial_sum(ptr.begin(), ptr.end(), ptr.begin());
+  // Too small: freed first, so that the old and the new buffer are never held at once.
+  if (own.capacity() < mine.size()) std::vector<OwnedEdge>().swap(own);
+  own.clear();
   own.resize(mine.size());
   {
     std::vector<std::int64_t> at(ptr.begin(), ptr.end() - 1);
@@ -50,7 +53,7 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
   mine.clear();
   mine.shrink_to_fit();
   const auto by_other = [](const OwnedEdge& x, const OwnedEdge& y) {
-    return x.b != y.b ? x.b < y.b : x.z < y.z;
+    return x.j != y.j ? x.j < y.j : x.z < y.z;
   };
   std::int64_t kept = 0;
   for (std::int64_t r = 0; r < nl; ++r) {
@@ -58,7 +61,7 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
     std::sort(first, last, by_other);
     ptr[r] = kept;
     for (auto it = first; it != last; ++it)
-      if (it == first || it->b != (it - 1)->b)
+      if (it == first || it->j != (it - 1)->j)
         own[kept++] = *it;
       else if (repeats == RepeatValues::kSum)
         own[kept - 1].value += it->value;
@@ -110,11 +113,9 @@ std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part, std::in
       group_in_place(pairs, static_cast<std::size_t>(comm_size(comm)),
                      [&](const EdgeEntry& e) { return part.owner(anchor_of(e)); });
   std::vector<EdgeEntry> mine = alltoallv(comm, pairs, count);
-  pairs.clear();
-  pairs.shrink_to_fit();
-  std::vector<OwnedEdge> own;
-  nat = group_by_anchor(mine, lo, nl, own, repeats);
-  return own;
+  // The pairs' buffer, resident already, takes the grouped edges (fresh pages otherwise).
+  nat = group_by_anchor(mine, lo, nl, pairs, repeats);
+  return pairs;
 }
 
 // Local. The adjacency of the nl local nodes (from lo) over the local-local edges, both
@@ -124,14 +125,14 @@ void local_adjacency(const std::vector<OwnedEdge>& own, std::int64_t lo, std::in
   const std::int64_t hi = lo + nl;
   adj_ptr.assign(nl + 1, 0);
   for (const auto& e : own)
-    if (e.b >= lo && e.b < hi) ++adj_ptr[e.a - lo + 1], ++adj_ptr[e.b - lo + 1];
+    if (e.j >= lo && e.j < hi) ++adj_ptr[e.i - lo + 1], ++adj_ptr[e.j - lo + 1];
   std::partial_sum(adj_ptr.begin(), adj_ptr.end(), adj_ptr.begin());
   adj.resize(adj_ptr[nl]);
   std::vector<std::int64_t> fill(adj_ptr.begin(), adj_ptr.end() - 1);
   for (const auto& e : own)
-    if (e.b >= lo && e.b < hi) {
-      adj[fill[e.a - lo]++] = static_cast<std::int32_t>(e.b - lo);
-      adj[fill[e.b - lo]++] = static_cast<std::int32_t>(e.a - lo);
+    if (e.j >= lo && e.j < hi) {
+      adj[fill[e.i - lo]++] = static_cast<std::int32_t>(e.j - lo);
+      adj[fill[e.j - lo]++] = static_cast<std::int32_t>(e.i - lo);
     }
 }
 
@@ -155,7 +156,7 @@ std::vector<std::pair<std::int64_t, std::int32_t>> number_ghosts(
   std::vector<std::pair<std::int64_t, std::int32_t>> ghost_slot;  // (global id, slot), sorted
   for (std::int32_t a : slot_node)
     for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
-      const std::int64_t b = own[k].b;
+      const std::int64_t b = own[k].j;
       if (b >= lo && b < lo + nl) continue;
       ghost_slot.push_back({b, 0});
     }
@@ -289,7 +290,7 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   for (std::int64_t r = 0; r < nl; ++r) {
     const std::int32_t a = s.slot_node_[r];
     for (std::int64_t k = nat[a]; k < nat[a + 1]; ++k) {
-      const std::int64_t b = own[k].b;
+      const std::int64_t b = own[k].j;
       std::int64_t slot;
       if (b >= lo && b < lo + nl) {
         slot = node_slot[b - lo];
