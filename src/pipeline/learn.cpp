@@ -507,13 +507,13 @@ void write_phase(LearnRun& run) {
   const LearnOptions& o = run.o;
   s.t_write = timed_phase(run.comm, "write", run.monitor, [&] {
     EdgeDistances distances{{}, to_string(o.metric)};
-    const Metric metric = o.metric;
+    std::function<double(double)> distance;
+    if (o.distances) {
+      const Metric metric = o.metric;
+      distance = [metric](double z) { return metric_distance(metric, z); };
+    }
     LocalCsr rows = assemble_rows(*run.edges, run.w, run.model->threshold(), run.model->scale(),
-                                  run.order.input.empty() ? nullptr : &run.order.input,
-                                  o.distances ? std::function<double(double)>([metric](double z) {
-                                    return metric_distance(metric, z);
-                                  })
-                                              : nullptr,
+                                  run.order.input.empty() ? nullptr : &run.order.input, distance,
                                   o.distances ? &distances.values : nullptr);
     const std::int64_t nnz =
         allreduce_sum(run.comm, static_cast<std::int64_t>(rows.indices.size()));
