@@ -15,8 +15,9 @@
 #
 # What is suppressed and why is in tests/sanitizers/ (Open MPI's own leaks, an hnswlib prefetch
 # read past a list, libraries that are not instrumented); detection itself is never turned off.
-# Left out of these runs (GTEST_FILTER): Memory.FreedLargeBlocksLeaveTheProcess, which checks
-# glibc's release of freed blocks (the sanitizers replace glibc's allocator); the recall bars of
+# Left out of these runs (GTEST_FILTER): Memory.FreedLargeBlocksLeaveTheProcess and
+# Memory.AllocatorSettingsFromGlibcTunablesAreKept, which check glibc's release of freed blocks
+# (the sanitizers replace glibc's allocator); the recall bars of
 # the approximate engines on larger data (search quality, asserted by the normal build; their
 # code paths run here on the exact tests' data): 4.6 of the 9 minutes of the unit tests under
 # ASan; and the two comparisons of the densest methods' sets across block layouts and rank
@@ -52,7 +53,8 @@ fi
 build=$(realpath -m "${2:-$here/build-$mode}")
 source "$here/jobs/env.sh"
 supp=$here/tests/sanitizers
-export GTEST_FILTER=-Memory.FreedLargeBlocksLeaveTheProcess:Candidates.ApproximateEnginesRecall:\
+export GTEST_FILTER=-Memory.FreedLargeBlocksLeaveTheProcess:\
+Memory.AllocatorSettingsFromGlibcTunablesAreKept:Candidates.ApproximateEnginesRecall:\
 Candidates.PartitionRouteRecallOfDefaults:Candidates.HnswRecallOnGridOrderedManifold:RecallImages.*:\
 Balance.DensestMethodsFindTheSameSetsOnBalancedAndEqualBlocks:DenseSubgraph.SameSetsAsOnOneRank
 
