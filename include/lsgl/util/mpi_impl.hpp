@@ -16,6 +16,20 @@ void alltoallv_bytes_into(MPI_Comm comm, const std::vector<const char*>& data,
                           const std::vector<std::int64_t>& bytes,
                           const std::function<char*(std::int64_t)>& receive_buffer);
 
+// Collective. Blocks of trivially copyable T, data[p] with bytes[p] bytes to rank p; returns
+// what every rank sent to this one, concatenated by source rank.
+template <class T>
+std::vector<T> alltoallv_blocks(MPI_Comm comm, const std::vector<const char*>& data,
+                                const std::vector<std::int64_t>& bytes) {
+  static_assert(std::is_trivially_copyable<T>::value, "alltoallv needs trivially copyable T");
+  std::vector<T> out;
+  alltoallv_bytes_into(comm, data, bytes, [&](std::int64_t total) {
+    out.resize(static_cast<std::size_t>(total) / sizeof(T));
+    return reinterpret_cast<char*>(out.data());
+  });
+  return out;
+}
+
 // Collective. Every rank's item count (`counts`) and where its items start (`displs`); throws
 // CollectiveError on every rank when the total does not fit an MPI int. Returns the total.
 int allgather_layout(MPI_Comm comm, std::int64_t count, std::vector<int>& counts,
@@ -41,25 +55,18 @@ std::vector<T> allgather_items(MPI_Comm comm, const std::vector<T>& local) {
 
 template <class T>
 std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send) {
-  static_assert(std::is_trivially_copyable<T>::value, "alltoallv needs trivially copyable T");
   std::vector<const char*> data(send.size());
   std::vector<std::int64_t> bytes(send.size());
   for (std::size_t p = 0; p < send.size(); ++p) {
     data[p] = reinterpret_cast<const char*>(send[p].data());
     bytes[p] = static_cast<std::int64_t>(send[p].size() * sizeof(T));
   }
-  std::vector<T> out;
-  detail::alltoallv_bytes_into(comm, data, bytes, [&](std::int64_t total) {
-    out.resize(static_cast<std::size_t>(total) / sizeof(T));
-    return reinterpret_cast<char*>(out.data());
-  });
-  return out;
+  return detail::alltoallv_blocks<T>(comm, data, bytes);
 }
 
 template <class T>
 std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
                          const std::vector<std::size_t>& count) {
-  static_assert(std::is_trivially_copyable<T>::value, "alltoallv needs trivially copyable T");
   std::vector<const char*> data(count.size());
   std::vector<std::int64_t> bytes(count.size());
   std::size_t first = 0;
@@ -68,12 +75,7 @@ std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
     bytes[p] = static_cast<std::int64_t>(count[p] * sizeof(T));
     first += count[p];
   }
-  std::vector<T> out;
-  detail::alltoallv_bytes_into(comm, data, bytes, [&](std::int64_t total) {
-    out.resize(static_cast<std::size_t>(total) / sizeof(T));
-    return reinterpret_cast<char*>(out.data());
-  });
-  return out;
+  return detail::alltoallv_blocks<T>(comm, data, bytes);
 }
 
 }  // namespace lsgl
