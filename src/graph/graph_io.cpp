@@ -39,21 +39,23 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   // Each kept edge as two entries, (a, b) and (b, a), to the owners of their rows. Counted
   // first: buffers grown by doubling touch twice their size in fresh pages, which the kernel
   // zeroes.
-  const auto for_each_entry = [&](const auto& visit) {
+  const auto for_each_kept = [&](const auto& visit) {
     for (std::int64_t a = 0; a < nl; ++a)
-      for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e) {
-        if (!(w[e] > threshold)) continue;
-        const std::int64_t ga = id(a), gb = id(other[e]);
-        const double value = w[e] * scale, d = distance ? distance(z[e]) : 0.0;
-        visit(Entry{ga, gb, value, d});
-        visit(Entry{gb, ga, value, d});
-      }
+      for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e)
+        if (w[e] > threshold) visit(e, id(a), id(other[e]));
   };
   std::vector<std::size_t> count(static_cast<std::size_t>(size), 0);
-  for_each_entry([&](const Entry& x) { ++count[part.owner(x.row)]; });
+  for_each_kept([&](std::int64_t, std::int64_t ga, std::int64_t gb) {
+    ++count[part.owner(ga)];
+    ++count[part.owner(gb)];
+  });
   std::vector<std::vector<Entry>> send(size);
   for (int p = 0; p < size; ++p) send[p].reserve(count[p]);
-  for_each_entry([&](const Entry& x) { send[part.owner(x.row)].push_back(x); });
+  for_each_kept([&](std::int64_t e, std::int64_t ga, std::int64_t gb) {
+    const double value = w[e] * scale, d = distance ? distance(z[e]) : 0.0;
+    send[part.owner(ga)].push_back({ga, gb, value, d});
+    send[part.owner(gb)].push_back({gb, ga, value, d});
+  });
   std::vector<Entry> mine = std::move(send[rank]);
   send[rank] = std::vector<Entry>();
   std::vector<Entry> received = alltoallv(comm, send);
