@@ -90,7 +90,7 @@ def _path(value):
 def learn(X, k=10, *, model="log", r=3.0, ann="auto", metric="euclidean", support="ann",
           solver="fdpg", theta=0.0, sigma=0.0, knn_mode="union", knn_weights="gaussian",
           tol=1e-5, max_iter=5000, degree_tol=0.05, prune=1e-4, seed=1, threads=1,
-          recall_sample=300, candidates=None, candidates_indices="/indices",
+          recall_sample="auto", candidates=None, candidates_indices="/indices",
           candidates_distances="/distances", candidates_distance="squared", checkpoint=None,
           checkpoint_every=0, resume=None, comm=None, return_distances=False, return_info=False,
           progress=False, progress_every=50):
@@ -107,6 +107,12 @@ def learn(X, k=10, *, model="log", r=3.0, ann="auto", metric="euclidean", suppor
     (W, D, info). Bad input raises ValueError with the command line's message. X must not change
     during the call (e.g. in a progress callback): the library reads it in place."""
     x = _rows(X, comm)
+    if recall_sample == "auto":
+        recall_sample = -1  # lsgl's kRecallSampleAuto
+    elif isinstance(recall_sample, bool) or not isinstance(recall_sample, int) \
+            or recall_sample < 0:
+        raise ValueError(f"recall_sample must be 'auto' or a whole number >= 0 "
+                         f"(got {recall_sample!r})")
     for name, value in (("candidates", candidates), ("resume", resume)):
         if value is not None and not os.path.exists(value):
             raise FileNotFoundError(f"{name}: no such file: '{os.fspath(value)}'")

@@ -50,6 +50,12 @@ std::string SearchReport::engine_name() const {
   return source == CandidateSource::kSearch ? to_string(engine) : to_string(source);
 }
 
+bool SearchReport::exact(std::int64_t n) const {
+  if (source != CandidateSource::kSearch) return false;
+  return engine == AnnEngine::kVoronoi || engine == AnnEngine::kExact ||
+         (engine == AnnEngine::kProjected && certified_rows == n);
+}
+
 std::string AnnParams::describe() const {
   std::ostringstream out;
   if (engine == AnnEngine::kHnsw) {

@@ -25,6 +25,7 @@ struct Choices {
   std::string metric, engine, route, distance;  // lsgl learn and lsgl theta
   std::string input_format;                     // lsgl learn and lsgl theta
   std::string dims, shortlist;                  // --ann-dims, --ann-shortlist: auto or a count
+  std::string recall_sample;                    // auto or a count
   std::string model, order, support, solver;    // lsgl learn only
   std::string knn_mode, knn_weights;            // lsgl learn --model knn
 };
@@ -47,40 +48,43 @@ void add_data_options(po::options_description& d, LearnOptions& o, Choices& c) {
        "neighbours (larger: closer to the exact model, slower)");
 }
 
-// Collective. "auto" -> 0, a whole number >= 1 -> itself; anything else is refused.
-int ann_count(MPI_Comm comm, const std::string& option, const std::string& text) {
-  int value = 0;
+// Collective. "auto" -> auto_value, a whole number >= least -> itself; anything else is refused.
+int count_or_auto(MPI_Comm comm, const std::string& option, const std::string& text, int least,
+                  int auto_value) {
+  int value = auto_value;
   std::size_t used = 0;
   bool ok = text == "auto";
   if (!ok) {
     try {
       value = std::stoi(text, &used);
-      ok = used == text.size() && value >= 1;
+      ok = used == text.size() && value >= least;
     } catch (const std::exception&) {
       ok = false;
     }
   }
   collective_check(comm, ok,
-                   "--" + option + " must be auto or a whole number >= 1 (got '" + text + "')");
+                   "--" + option + " must be auto or a whole number >= " + std::to_string(least) +
+                       " (got '" + text + "')");
   return value;
 }
 
 // --ann, --threads, --candidates, --recall-sample, --seed.
 void add_candidate_options(po::options_description& d, LearnOptions& o, Choices& c) {
-  d.add_options()
-      ("ann", choice<AnnEngine>(&c.engine, "ann")->default_value("auto"),
-       "neighbour search: projected (high dimensions), hnsw, flann (low dimensions), voronoi "
-       "(exact; few dimensions), exact (brute force) or auto (projected above 100 dimensions if "
-       "its recall reaches 0.997, else voronoi if its cells prune, else hnsw; docs/learn.md)")
-      ("threads", po::value(&o.ann.threads)->default_value(1),
-       "threads per rank for the neighbour search (e.g. SLURM's --cpus-per-task)")
-      ("candidates", po::value(&o.candidates),
-       "read each node's neighbour lists instead of searching: HDF5 ids and distances n x m "
-       "(pynndescent, faiss, hnswlib), a /graph CSR distance matrix, or a scipy csr .npz "
-       "(kneighbors_graph(mode='distance')); --help search for details")
-      ("recall-sample", po::value(&o.recall_sample)->default_value(300),
-       "nodes checked by brute force to estimate the candidate recall (0: skip)")
-      ("seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
+  d.add_options()(
+      "ann", choice<AnnEngine>(&c.engine, "ann")->default_value("auto"),
+      "neighbour search: projected (high dimensions), hnsw, flann (low dimensions), voronoi "
+      "(exact; few dimensions), exact (brute force) or auto (projected above 100 dimensions if "
+      "its recall reaches 0.997, else voronoi if its cells prune, else hnsw; docs/learn.md)")(
+      "threads", po::value(&o.ann.threads)->default_value(1),
+      "threads per rank for the neighbour search (e.g. SLURM's --cpus-per-task)")(
+      "candidates", po::value(&o.candidates),
+      "read each node's neighbour lists instead of searching: HDF5 ids and distances n x m "
+      "(pynndescent, faiss, hnswlib), a /graph CSR distance matrix, or a scipy csr .npz "
+      "(kneighbors_graph(mode='distance')); --help search for details")(
+      "recall-sample", po::value(&c.recall_sample)->default_value("auto"),
+      "nodes checked by brute force to estimate the candidate recall (0: skip; auto: 300 when "
+      "the search is approximate, none when it is exact: voronoi, exact, certified projected)")(
+      "seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
 }
 
 // The engines' parameters and the layout of a --candidates file.
@@ -142,8 +146,9 @@ void parse_choices(MPI_Comm comm, const Choices& c, bool learn, LearnOptions& o)
     o.knn_mode = parse_choice<KnnMode>("knn-mode", c.knn_mode);
     o.knn_weights = parse_choice<KnnWeights>("knn-weights", c.knn_weights);
   });
-  o.ann.project_dims = ann_count(comm, "ann-dims", c.dims);
-  o.ann.shortlist = ann_count(comm, "ann-shortlist", c.shortlist);
+  o.ann.project_dims = count_or_auto(comm, "ann-dims", c.dims, 1, 0);
+  o.ann.shortlist = count_or_auto(comm, "ann-shortlist", c.shortlist, 1, 0);
+  o.recall_sample = count_or_auto(comm, "recall-sample", c.recall_sample, 0, kRecallSampleAuto);
   o.ann.seed = o.seed;
 }
 
@@ -304,8 +309,8 @@ int learn_command(MPI_Comm comm, const std::vector<std::string>& args,
     return 0;
   }
   parse_choices(comm, c, true, o);
-  collective_check(comm, a.progress_every >= 0 && o.checkpoint_every >= 0 && o.recall_sample >= 0,
-                   "--progress-every, --checkpoint-every and --recall-sample must be >= 0");
+  collective_check(comm, a.progress_every >= 0 && o.checkpoint_every >= 0,
+                   "--progress-every and --checkpoint-every must be >= 0");
   o.command_line = command_line;
   o.configuration = effective_configuration(p.vm);
   o.distances = !a.no_distances;

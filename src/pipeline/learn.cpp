@@ -81,7 +81,7 @@ void validate_ranges(MPI_Comm comm, const LearnOptions& o) {
                      "--alpha and --beta out of range: theta = 1/sqrt(alpha beta) and the weight "
                      "scale sqrt(alpha/beta) must be finite and non-zero");
   }
-  collective_check(comm, o.checkpoint_every >= 0 && o.recall_sample >= 0,
+  collective_check(comm, o.checkpoint_every >= 0 && o.recall_sample >= kRecallSampleAuto,
                    "--checkpoint-every and --recall-sample must be >= 0");
 }
 
@@ -306,6 +306,12 @@ Candidates read_candidates(LearnRun& run, int m, std::string* note) {
   return cand;
 }
 
+// Local. The nodes whose lists --recall-sample checks (auto: none after an exact search).
+int recall_nodes(int option, const SearchReport& report, std::int64_t n) {
+  if (option != kRecallSampleAuto) return option;
+  return report.exact(n) ? 0 : kAutoRecallNodes;
+}
+
 // Collective. Each node's candidate list (full support: every other node, exact search).
 Candidates candidates_phase(LearnRun& run) {
   const LearnOptions& o = run.o;
@@ -323,10 +329,11 @@ Candidates candidates_phase(LearnRun& run) {
     else
       cand = read_candidates(run, m, &file_note);
     run.s.search = cand.report;
-    if (!full) {
+    run.s.recall_sample = full ? 0 : recall_nodes(o.recall_sample, cand.report, run.data.n);
+    if (run.s.recall_sample > 0) {
       const double t0 = MPI_Wtime();
       run.s.recall =
-          estimate_recall(run.comm, run.data, cand, o.recall_sample, o.seed, ann.threads);
+          estimate_recall(run.comm, run.data, cand, run.s.recall_sample, o.seed, ann.threads);
       run.s.t_recall = allreduce_max_double(run.comm, MPI_Wtime() - t0);
     }
   });
@@ -339,7 +346,7 @@ Candidates candidates_phase(LearnRun& run) {
   if (o.candidates.empty()) report_search(run.monitor, run.s.search, run.data.n);
   if (run.s.recall >= 0)
     run.info(strprintf("  estimated recall %.3f on %d sampled nodes (%.2f s of the phase)",
-                       run.s.recall, o.recall_sample, run.s.t_recall));
+                       run.s.recall, run.s.recall_sample, run.s.t_recall));
   return cand;
 }
 
@@ -552,7 +559,11 @@ void report_summary(const LearnRun& run) {
   run.summary(strprintf("  average degree     %.2f (requested k = %d, deviation %+.1f%%)",
                         s.avg_degree, o.k, 100.0 * s.degree_deviation));
   for (const std::string& line : model.summary_lines()) run.summary(line);
-  if (s.recall >= 0) run.summary(strprintf("  candidate recall   %.3f (estimated)", s.recall));
+  if (s.recall >= 0)
+    run.summary(strprintf("  candidate recall   %.3f (estimated)", s.recall));
+  else if (o.support != Support::kFull && s.search.exact(s.n))
+    run.summary(strprintf("  candidate recall   1 (exact search, %s; not estimated)",
+                          s.search.engine_name().c_str()));
   run.summary(strprintf("  isolated nodes     %lld", static_cast<long long>(s.isolated_nodes)));
   if (o.support != Support::kFull && model.iterative() && s.saturated_nodes * 10 > s.n)
     run.summary(strprintf("  warning: %lld nodes kept all their allowed edges: increase --r",

@@ -59,6 +59,26 @@ for ranks in (1, 2, 3):
             0 < gd["ann_auto_rows_per_query"] <= 20000
     check(f"default search on {ranks} ranks: voronoi, the exact graph", ok,
           p.stderr if p else "timeout")
+# --recall-sample auto (the default) skips the estimate after an exact search and says why;
+# after an approximate one it checks 300 sampled nodes.
+for engine, estimated in (("voronoi", False), ("exact", False), ("hnsw", True)):
+    out = path(f"gr-{engine}.h5")
+    p = run("learn", "--input", data, "--output", out, "--k", 6, "--ann", engine, ranks=2)
+    ok = p is not None and p.returncode == 0
+    if ok and estimated:
+        ok = "on 300 sampled nodes" in p.stdout and "(estimated)" in p.stdout
+    elif ok:
+        ok = "estimated recall" not in p.stdout and \
+            f"candidate recall   1 (exact search, {engine}; not estimated)" in p.stdout
+    check(f"--recall-sample auto with --ann {engine}: "
+          f"{'estimated on 300 nodes' if estimated else 'not estimated, exact'}", ok,
+          (p.stdout + p.stderr) if p else "timeout")
+p = run("learn", "--input", data, "--output", path("gr-bad.h5"), "--k", 6,
+        "--recall-sample", "some", ranks=2)
+check("--recall-sample some: one clear error, no output",
+      p is not None and p.returncode != 0 and
+      "--recall-sample must be auto or a whole number >= 0" in p.stderr and
+      not os.path.exists(path("gr-bad.h5")), p.stderr if p else "timeout")
 # The projected search with --ann-certify gives the exact graph on 1, 2 and 3 ranks and reports
 # every row certified; the summary names the engine and its settings.
 for ranks in (1, 2, 3):

@@ -524,9 +524,21 @@ def test_unknown_model(X, cli_error, x_h5):
      "X must be a 2-D array of numbers"),
     (lambda X: lsgl.learn(np.zeros((0, 5)), K), "X must have at least one row and one column"),
     (lambda X: lsgl.learn(X, 0), "--k must be at least 1"),
-], ids=["1-D array", "object array", "empty array", "k = 0"])
+    (lambda X: lsgl.learn(X, K, recall_sample="some"),
+     "recall_sample must be 'auto' or a whole number >= 0"),
+    (lambda X: lsgl.learn(X, K, recall_sample=-1),
+     "recall_sample must be 'auto' or a whole number >= 0"),
+], ids=["1-D array", "object array", "empty array", "k = 0", "recall_sample some",
+        "recall_sample -1"])
 def test_learn_bad_input(fn, message, X):
     raises_value_error(lambda: fn(X), message)
+
+
+@pytest.mark.parametrize("ann,estimated", [("exact", False), ("hnsw", True)])
+def test_recall_sample_auto(ann, estimated, X):
+    """recall_sample="auto" (the default) estimates the recall of an approximate search only."""
+    _, info = lsgl.learn(X, K, ann=ann, return_info=True)
+    assert (0.9 <= info["recall"] <= 1.0) if estimated else info["recall"] == -1.0, info["recall"]
 
 
 def test_write_graph_asymmetric_w_nothing_written(tmp):

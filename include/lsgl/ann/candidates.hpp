@@ -100,6 +100,9 @@ struct SearchReport {
   // lists were not searched).
   std::string route_name() const;
   std::string engine_name() const;
+  // Local. Whether a search of n rows returned exact lists by construction: voronoi, exact, or
+  // projected with every list certified (--candidates and checkpoints: unknown, false).
+  bool exact(std::int64_t n) const;
   // projected: components kept, shortlist length, explained variance, the shortlist's recall on
   // the choice sample, rows whose lists are certified exact, certification passes
   // beyond the first, and the time of the projection and the choice (slowest rank)

@@ -28,6 +28,12 @@ namespace lsgl {
 // time, so it is refused above this many nodes.
 constexpr std::int64_t kFullSupportMaxNodes = 5000;
 
+// --recall-sample auto: kAutoRecallNodes sampled nodes when the candidate lists are approximate
+// (hnsw, flann, projected lists not all certified, --candidates), none after an exact search
+// (voronoi, exact, projected with every list certified), whose recall is 1 by construction.
+inline constexpr int kRecallSampleAuto = -1;
+inline constexpr int kAutoRecallNodes = 300;
+
 // The options of `lsgl learn` and `lsgl theta`: the data, the candidate search and every model's
 // parameters (the pipeline hands each model its own, learn/models.hpp).
 struct LearnOptions {
@@ -65,7 +71,9 @@ struct LearnOptions {
                          // l2: this alpha instead of the search for k
   double beta = 0.0;
   AnnParams ann;
-  int recall_sample = 300;
+  // Nodes whose candidate lists are checked by brute force (kRecallSampleAuto: the default
+  // sample when the lists are approximate, none when the search was exact).
+  int recall_sample = kRecallSampleAuto;
   std::uint64_t seed = 1;
   SolverParams solver;
   // log and l2 with the parameter chosen for k: it is corrected until the average degree is
@@ -93,7 +101,8 @@ struct LearnSummary {
   std::int64_t edges = 0;  // undirected edges written
   double avg_degree = 0.0;  // nnz / n
   double degree_deviation = 0.0;  // (avg_degree - k) / k
-  double recall = -1.0;
+  double recall = -1.0;           // estimated on recall_sample nodes (-1: not estimated)
+  int recall_sample = 0;          // nodes checked (--recall-sample auto resolved)
   SearchReport search;  // what the candidate search did (empty when resumed)
   std::int64_t saturated_nodes = 0;  // nodes with every allowed edge non-zero
   std::int64_t isolated_nodes = 0;
