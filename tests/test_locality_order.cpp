@@ -111,7 +111,9 @@ TEST(LocalityOrder, NeighboursShareARankMoreOftenAndPairsAreRenumbered) {
   p.engine = lsgl::AnnEngine::kExact;
   const Candidates cand = find_candidates(world(), rows, m, p);
   const LocalityOrder o = locality_order(world(), rows);
-  const std::vector<EdgeEntry> renumbered = renumbered_pairs(world(), n, cand, o);
+  const PairSource source = renumbered_pairs(world(), n, cand, o);
+  std::vector<EdgeEntry> renumbered(static_cast<std::size_t>(source.size));
+  source.fill(0, source.size, renumbered.data());
   const std::vector<std::int64_t> all = gathered(world(), o);
   const Partition part(n, size);
   std::int64_t cross[2] = {0, 0};  // input order, new order

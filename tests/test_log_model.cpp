@@ -289,8 +289,11 @@ TEST(EdgeSet, SlotsGroupCommunitiesAndKeepTheOperators) {
 
 // from_pairs merges the repeats of a pair, given on any rank in either orientation, into one
 // edge with the smallest distance and that copy's carried value; drops loops; gives every local
-// node one row, its edges ascending by the other end's global id.
-TEST(EdgeSet, FromPairsKeepsTheNearestRepeat) {
+// node one row, its edges ascending by the other end's global id. The same from a PairSource
+// read in rounds of 1, 3 and 5 pairs (ranks with fewer pairs take part in empty rounds).
+class FromPairs : public testing::TestWithParam<std::int64_t> {};
+
+TEST_P(FromPairs, KeepsTheNearestRepeat) {
   const std::int64_t n = 37;
   const int rank = comm_rank(MPI_COMM_WORLD), size = comm_size(MPI_COMM_WORLD);
   std::map<Pair, double> want_z, want_value;
@@ -312,7 +315,15 @@ TEST(EdgeSet, FromPairsKeepsTheNearestRepeat) {
     }
   }
   std::vector<double> values;
-  const EdgeSet e = EdgeSet::from_pairs(MPI_COMM_WORLD, n, std::move(mine), &values);
+  const PairSource source{static_cast<std::int64_t>(mine.size()),
+                          [&](std::int64_t first, std::int64_t count, EdgeEntry* out) {
+                            ASSERT_LE(first + count, static_cast<std::int64_t>(mine.size()));
+                            ASSERT_LE(count, GetParam());
+                            std::copy_n(mine.begin() + first, count, out);
+                          },
+                          GetParam()};
+  const EdgeSet e = GetParam() == 0 ? EdgeSet::from_pairs(MPI_COMM_WORLD, n, mine, &values)
+                                    : EdgeSet::from_pairs(MPI_COMM_WORLD, n, source, &values);
   ASSERT_EQ(static_cast<std::int64_t>(values.size()), e.local_edges());
   EXPECT_EQ(e.global_edges(), static_cast<std::int64_t>(want_z.size()));
   EXPECT_EQ(gather(e, e.z()), want_z);
@@ -325,6 +336,9 @@ TEST(EdgeSet, FromPairsKeepsTheNearestRepeat) {
   }
   EXPECT_EQ(rows_at, std::vector<int>(static_cast<std::size_t>(e.local_nodes()), 1));
 }
+
+// 0: the vector overload; then rounds of 1, 3 and 5 pairs.
+INSTANTIATE_TEST_SUITE_P(Rounds, FromPairs, testing::Values(0, 1, 3, 5));
 
 class LogModelScaled : public testing::TestWithParam<std::pair<SolverKind, double>> {};
 

@@ -10,13 +10,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "lsgl/util/dense.hpp"
 #include "lsgl/util/json.hpp"
 #include "lsgl/util/mpi.hpp"
 #include "lsgl/util/reproducible_sum.hpp"
+#include "lsgl/util/rounds.hpp"
 #include "lsgl/util/select.hpp"
 #include "lsgl/util/splitmix.hpp"
 #include "lsgl/util/threads.hpp"
@@ -100,6 +103,45 @@ TEST(Allgather, ItemsOfEveryRankInRankOrder) {
       EXPECT_EQ(all[t].w, p + 0.5 * k);
     }
   EXPECT_EQ(all.size(), t);
+}
+
+// RoundExchange delivers every item made on any rank to its destination once, with its key
+// first, whatever the round size; rank 0 has no sources and takes part in every round.
+TEST(RoundExchange, EveryItemReachesItsRankOnceAfterItsKey) {
+  struct Item {
+    std::int64_t rank, source, copy;
+  };
+  const int rank = comm_rank(world()), size = comm_size(world());
+  const auto sources_of = [](int p) { return p == 0 ? 0 : 7 * p + 3; };
+  const auto dest_of = [size](std::int64_t p, std::int64_t s, std::int64_t c) {
+    return static_cast<std::size_t>((s * 5 + c + p) % size);
+  };
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> want;
+  std::map<std::int32_t, int> want_keys;
+  for (int p = 0; p < size; ++p)
+    for (std::int64_t s = 0; s < sources_of(p); ++s)
+      for (std::int64_t c = 0; c < s % 3; ++c)
+        if (dest_of(p, s, c) == static_cast<std::size_t>(rank)) {
+          ++want[{p, s, c}];
+          ++want_keys[static_cast<std::int32_t>(100 * p + s)];
+        }
+  for (std::int64_t round : {1, 2, 1000}) {
+    const auto make = [&](std::int64_t first, std::int64_t count, std::vector<Item>& out) {
+      ASSERT_LE(count, round);
+      out.clear();
+      for (std::int64_t s = first; s < first + count; ++s)
+        for (std::int64_t c = 0; c < s % 3; ++c) out.push_back({rank, s, c});
+    };
+    const auto dest = [&](const Item& x) { return dest_of(x.rank, x.source, x.copy); };
+    auto exchange = round_exchange<Item>(world(), sources_of(rank), round, make, dest);
+    std::map<std::int32_t, int> keys;
+    exchange.keys([](const Item& x) { return static_cast<std::int32_t>(100 * x.rank + x.source); },
+                  [&](std::int32_t k) { ++keys[k]; });
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> got;
+    exchange.items([&](const Item& x) { ++got[{x.rank, x.source, x.copy}]; });
+    EXPECT_EQ(keys, want_keys) << "round " << round;
+    EXPECT_EQ(got, want) << "round " << round;
+  }
 }
 
 // ------------------------------------------------------------------------------ selection

@@ -9,14 +9,14 @@
 #include "lsgl/graph/community_order.hpp"
 #include "lsgl/util/error.hpp"
 #include "lsgl/util/petsc.hpp"
+#include "lsgl/util/rounds.hpp"
 
 namespace lsgl {
 
 namespace {
 
 // An edge on the rank that owns it, as from_pairs stores it: an EdgeEntry whose i is the anchor
-// (a local node) and j the other end (the same type as the pairs, so that the grouped edges reuse
-// the pairs' buffer).
+// (a local node) and j the other end.
 using OwnedEdge = EdgeEntry;
 
 // Local. The end of pair {i, j} (i != j, either order) whose rank owns it: the lower end when
@@ -25,36 +25,17 @@ std::int64_t anchor_of(const EdgeEntry& e) {
   return ((e.i + e.j) & 1) == 0 ? std::min(e.i, e.j) : std::max(e.i, e.j);
 }
 
-// Local. The received pairs as (anchor, other) per edge, grouped by anchor and sorted by
-// (other, z) within each anchor, repeats of a pair merged (the first in (b, z) order kept, with
-// its value or, with `sum`, the sum of the repeats' values);
-// returns the CSR offsets of the anchors lo..lo + nl - 1 into `own` (its old contents dropped,
-// its buffer reused). `mine` is emptied. A
-// counting sort by anchor and a sort of each anchor's few edges: linear in the edges (one sort
-// of all of them cost 26 passes over memory at 10^7 nodes), same result as sorting by
-// (a, b, z) and keeping the first of each (a, b).
-std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int64_t lo,
-                                          std::int64_t nl, std::vector<OwnedEdge>& own,
-                                          RepeatValues repeats) {
-  std::vector<std::int64_t> ptr(nl + 1, 0);
-  for (const auto& e : mine) ++ptr[anchor_of(e) - lo + 1];
-  std::partial_sum(ptr.begin(), ptr.end(), ptr.begin());
-  // Too small: freed first, so that the old and the new buffer are never held at once.
-  if (own.capacity() < mine.size()) std::vector<OwnedEdge>().swap(own);
-  own.clear();
-  own.resize(mine.size());
-  {
-    std::vector<std::int64_t> at(ptr.begin(), ptr.end() - 1);
-    for (const auto& e : mine) {
-      const std::int64_t a = anchor_of(e), b = a == e.i ? e.j : e.i;
-      own[at[a - lo]++] = {a, b, e.z, e.value};
-    }
-  }
-  mine.clear();
-  mine.shrink_to_fit();
+// Local. Within each anchor's group of own (CSR offsets ptr, rewritten), the edges sorted by
+// (other, z) and the repeats of a pair merged: the first in (other, z) order kept, with its value
+// or, with `sum`, the sum of the repeats' values. A sort of each anchor's few edges: linear in the
+// edges (one sort of all of them cost 26 passes over memory at 10^7 nodes), same result as
+// sorting by (a, b, z) and keeping the first of each (a, b).
+void merge_repeats(std::vector<OwnedEdge>& own, std::vector<std::int64_t>& ptr,
+                   RepeatValues repeats) {
   const auto by_other = [](const OwnedEdge& x, const OwnedEdge& y) {
     return x.j != y.j ? x.j < y.j : x.z < y.z;
   };
+  const std::int64_t nl = static_cast<std::int64_t>(ptr.size()) - 1;
   std::int64_t kept = 0;
   for (std::int64_t r = 0; r < nl; ++r) {
     const auto first = own.begin() + ptr[r], last = own.begin() + ptr[r + 1];
@@ -68,54 +49,48 @@ std::vector<std::int64_t> group_by_anchor(std::vector<EdgeEntry>& mine, std::int
   }
   ptr[nl] = kept;
   own.resize(kept);
-  return ptr;
-}
-
-// Local. Permutes `items` in place into groups by bucket(item), buckets 0..buckets-1 in order
-// (not stable: the order within a group follows the permutation's cycles); returns the size of
-// each group. Every item is moved along its cycle once (an American flag sort's pass).
-template <class T, class Bucket>
-std::vector<std::size_t> group_in_place(std::vector<T>& items, std::size_t buckets,
-                                        const Bucket& bucket) {
-  std::vector<std::size_t> count(buckets, 0);
-  for (const T& x : items) ++count[bucket(x)];
-  std::vector<std::size_t> next(buckets), end(buckets);
-  std::size_t at = 0;
-  for (std::size_t b = 0; b < buckets; ++b) next[b] = at, at += count[b], end[b] = at;
-  for (std::size_t b = 0; b < buckets; ++b) {
-    while (next[b] < end[b]) {
-      T x = items[next[b]];
-      for (std::size_t d = bucket(x); d != b; d = bucket(x)) std::swap(x, items[next[d]++]);
-      items[next[b]++] = x;
-    }
-  }
-  return count;
 }
 
 // Collective. Each pair (self-loops dropped) on the rank of its anchor, the lower end when
 // i + j is even and the upper one when odd, as (anchor, other), grouped by anchor (CSR offsets
 // of the local anchors lo..lo + nl - 1 into `nat`), sorted by (b, z) within each anchor, with
-// repeats of a pair merged (the first by z kept, values as `repeats` says).
+// repeats of a pair merged (the first by z kept, values as `repeats` says). The pairs travel in
+// rounds (RoundExchange): the anchors first, to count each anchor's edges, then the pairs,
+// each placed straight at its anchor's place. The only buffer as large as the pairs is the
+// result.
 std::vector<OwnedEdge> owned_edges(MPI_Comm comm, const Partition& part, std::int64_t lo,
-                                   std::int64_t nl, std::vector<EdgeEntry> pairs,
+                                   std::int64_t nl, const PairSource& pairs,
                                    std::vector<std::int64_t>& nat, RepeatValues repeats) {
-  // Grouped by destination in place: a copy per destination would take as many fresh pages as
-  // the pairs, which the kernel zeroes (at 10^7 nodes the edge set's build spent a third of its
-  // time in such pages).
-  std::size_t kept = 0;
-  for (EdgeEntry e : pairs) {
-    if (e.i == e.j) continue;
-    if (e.i > e.j) std::swap(e.i, e.j);
-    pairs[kept++] = e;
-  }
-  pairs.resize(kept);
-  const std::vector<std::size_t> count =
-      group_in_place(pairs, static_cast<std::size_t>(comm_size(comm)),
-                     [&](const EdgeEntry& e) { return part.owner(anchor_of(e)); });
-  std::vector<EdgeEntry> mine = alltoallv(comm, pairs, count);
-  // The pairs' buffer, resident already, takes the grouped edges (fresh pages otherwise).
-  nat = group_by_anchor(mine, lo, nl, pairs, repeats);
-  return pairs;
+  const auto make = [&](std::int64_t first, std::int64_t count, std::vector<EdgeEntry>& out) {
+    out.resize(static_cast<std::size_t>(count));
+    if (count > 0) pairs.fill(first, count, out.data());
+    std::size_t kept = 0;
+    for (EdgeEntry e : out) {
+      if (e.i == e.j) continue;
+      if (e.i > e.j) std::swap(e.i, e.j);
+      out[kept++] = e;
+    }
+    out.resize(kept);
+  };
+  const auto rank_of = [&](const EdgeEntry& e) {
+    return static_cast<std::size_t>(part.owner(anchor_of(e)));
+  };
+  const auto offset = [&](const EdgeEntry& e) {  // the anchor's place on its rank
+    const std::int64_t a = anchor_of(e);
+    return static_cast<std::int32_t>(a - part.begin(part.owner(a)));
+  };
+  auto exchange = round_exchange<EdgeEntry>(comm, pairs.size, pairs.round, make, rank_of);
+  nat.assign(static_cast<std::size_t>(nl + 1), 0);
+  exchange.keys(offset, [&](std::int32_t a) { ++nat[static_cast<std::size_t>(a) + 1]; });
+  std::partial_sum(nat.begin(), nat.end(), nat.begin());
+  std::vector<OwnedEdge> own(static_cast<std::size_t>(nat[nl]));
+  std::vector<std::int64_t> at(nat.begin(), nat.end() - 1);
+  exchange.items([&](const EdgeEntry& e) {
+    const std::int64_t a = anchor_of(e), b = a == e.i ? e.j : e.i;
+    own[at[a - lo]++] = {a, b, e.z, e.value};
+  });
+  merge_repeats(own, nat, repeats);
+  return own;
 }
 
 // Local. The adjacency of the nl local nodes (from lo) over the local-local edges, both
@@ -240,19 +215,26 @@ void GhostedNodeVector::reverse_add() {
 
 EdgeSet EdgeSet::from_candidates(MPI_Comm comm, std::int64_t n, const Candidates& cand,
                                  std::vector<double>* listings) {
-  std::vector<EdgeEntry> pairs;
-  pairs.reserve(cand.idx.size());
-  for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
-    const std::int64_t u = cand.begin + r;
-    for (int c = 0; c < cand.m; ++c) {
-      const std::int64_t v = cand.idx[r * cand.m + c];
-      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c], 1.0});
-    }
-  }
-  return from_pairs(comm, n, std::move(pairs), listings, RepeatValues::kSum);
+  const PairSource pairs{static_cast<std::int64_t>(cand.idx.size()),
+                         [&](std::int64_t first, std::int64_t count, EdgeEntry* out) {
+                           for (std::int64_t t = first; t < first + count; ++t) {
+                             const std::int64_t u = cand.begin + t / cand.m, v = cand.idx[t];
+                             *out++ = {std::min(u, v), std::max(u, v), cand.dist[t], 1.0};
+                           }
+                         }};
+  return from_pairs(comm, n, pairs, listings, RepeatValues::kSum);
 }
 
-EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs,
+EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, const std::vector<EdgeEntry>& pairs,
+                            std::vector<double>* values, RepeatValues repeats) {
+  const PairSource source{static_cast<std::int64_t>(pairs.size()),
+                          [&](std::int64_t first, std::int64_t count, EdgeEntry* out) {
+                            std::copy_n(pairs.begin() + first, count, out);
+                          }};
+  return from_pairs(comm, n, source, values, repeats);
+}
+
+EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, const PairSource& pairs,
                             std::vector<double>* values, RepeatValues repeats) {
   const int size = comm_size(comm), rank = comm_rank(comm);
   // Ghost indices are PETSc (32-bit) block indices of a 2-valued node vector.
@@ -267,8 +249,7 @@ EdgeSet EdgeSet::from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry
   collective_check(comm, s.local_nodes_ < INT_MAX, "too many nodes on one rank: use more ranks");
   const std::int64_t nl = s.local_nodes_, lo = s.first_;
   std::vector<std::int64_t> nat;
-  const std::vector<OwnedEdge> own =
-      owned_edges(comm, s.part_, lo, nl, std::move(pairs), nat, repeats);
+  const std::vector<OwnedEdge> own = owned_edges(comm, s.part_, lo, nl, pairs, nat, repeats);
 
   s.slot_node_ = slot_order(own, lo, nl);
   std::vector<std::int64_t> node_slot(static_cast<std::size_t>(nl));

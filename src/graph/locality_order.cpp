@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 #include "lsgl/util/dense.hpp"
@@ -257,20 +258,18 @@ LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data) {
   return order;
 }
 
-std::vector<EdgeEntry> renumbered_pairs(MPI_Comm comm, std::int64_t n, const Candidates& cand,
-                                        const LocalityOrder& order) {
+PairSource renumbered_pairs(MPI_Comm comm, std::int64_t n, const Candidates& cand,
+                            const LocalityOrder& order) {
   const Partition part(n, comm_size(comm));
-  const std::vector<std::int64_t> to = fetch_from_owners(comm, part, cand.idx, order.position);
-  std::vector<EdgeEntry> pairs;
-  pairs.reserve(cand.idx.size());
-  for (std::int64_t r = 0; r < cand.local_rows(); ++r) {
-    const std::int64_t u = order.position[r];
-    for (int c = 0; c < cand.m; ++c) {
-      const std::int64_t v = to[r * cand.m + c];
-      pairs.push_back({std::min(u, v), std::max(u, v), cand.dist[r * cand.m + c], 1.0});
-    }
-  }
-  return pairs;
+  const auto to = std::make_shared<const std::vector<std::int64_t>>(
+      fetch_from_owners(comm, part, cand.idx, order.position));
+  return {static_cast<std::int64_t>(cand.idx.size()),
+          [&cand, &order, to](std::int64_t first, std::int64_t count, EdgeEntry* out) {
+            for (std::int64_t t = first; t < first + count; ++t) {
+              const std::int64_t u = order.position[t / cand.m], v = (*to)[t];
+              *out++ = {std::min(u, v), std::max(u, v), cand.dist[t], 1.0};
+            }
+          }};
 }
 
 }  // namespace lsgl

@@ -19,6 +19,7 @@
 #include <petscvec.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -34,6 +35,16 @@ struct EdgeEntry {
   std::int64_t j;
   double z;
   double value = 0.0;  // carried to the owning rank (e.g. a weight from a checkpoint)
+};
+
+// A rank's pairs for EdgeSet::from_pairs, made on demand: fill(first, count, out) writes pairs
+// first .. first + count - 1 of the `size` to out (the same pairs whenever asked). from_pairs
+// asks for them at most `round` at a time, twice (util/rounds.hpp), so that no rank holds a copy
+// of all its pairs (at 10^7 nodes, 2.4 GB of pages per rank that the kernel would zero first).
+struct PairSource {
+  std::int64_t size = 0;
+  std::function<void(std::int64_t first, std::int64_t count, EdgeEntry* out)> fill;
+  std::int64_t round = std::int64_t(1) << 23;  // 256 MB of pairs
 };
 
 // What from_pairs carries for a pair given more than once: the value of the copy it keeps, or
@@ -79,7 +90,11 @@ class EdgeSet {
   // Collective. From pairs given on any rank (i != j; duplicates and (j, i) repeats merged,
   // the first in (i, j, z) order kept). With `values`, returns each local edge's carried value
   // in edge order: that of the copy kept, or with RepeatValues::kSum the sum over the repeats.
-  static EdgeSet from_pairs(MPI_Comm comm, std::int64_t n, std::vector<EdgeEntry> pairs,
+  static EdgeSet from_pairs(MPI_Comm comm, std::int64_t n, const std::vector<EdgeEntry>& pairs,
+                            std::vector<double>* values = nullptr,
+                            RepeatValues repeats = RepeatValues::kKept);
+  // Collective. The same from pairs made on demand.
+  static EdgeSet from_pairs(MPI_Comm comm, std::int64_t n, const PairSource& pairs,
                             std::vector<double>* values = nullptr,
                             RepeatValues repeats = RepeatValues::kKept);
 

@@ -53,11 +53,12 @@ struct LocalityOrder {
 LocalityOrder locality_order(MPI_Comm comm, const LocalRows& data);
 
 // Collective. The allowed pairs of `cand` (lists of this rank's input rows, in input indices),
-// renumbered into the new order (`order.input` not empty), for EdgeSet::from_pairs; each pair
-// carries the value 1 (one listing: repeats merged with RepeatValues::kSum give the number of
-// nodes listing the pair).
-std::vector<EdgeEntry> renumbered_pairs(MPI_Comm comm, std::int64_t n, const Candidates& cand,
-                                        const LocalityOrder& order);
+// renumbered into the new order (`order.input` not empty), for EdgeSet::from_pairs: pair
+// r * cand.m + c is row r's c-th candidate, carrying the value 1 (one listing: repeats merged
+// with RepeatValues::kSum give the number of nodes listing the pair). Made on demand from `cand`
+// and `order`, which must outlive the source.
+PairSource renumbered_pairs(MPI_Comm comm, std::int64_t n, const Candidates& cand,
+                            const LocalityOrder& order);
 
 // Local. Bits per coordinate for cells of about equal width: a coordinate whose span is
 // 2^j (rounded down) times smaller than the widest gets j bits fewer, none when its span is 0;

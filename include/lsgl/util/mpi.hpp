@@ -64,6 +64,11 @@ std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send)
 template <class T>
 std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
                          const std::vector<std::size_t>& count);
+// Collective. The same into `out`, resized: called in rounds with one `out`, the rounds reuse its
+// buffer (a fresh one per round would be pages the kernel zeroes each time).
+template <class T>
+void alltoallv_into(MPI_Comm comm, const std::vector<T>& items,
+                    const std::vector<std::size_t>& count, std::vector<T>& out);
 
 // Collective. Allgather of trivially copyable items (any number per rank), concatenated by
 // rank, on every rank: the one all-gather of variable counts. Counts are MPI ints of items:

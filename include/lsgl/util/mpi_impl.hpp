@@ -16,18 +16,17 @@ void alltoallv_bytes_into(MPI_Comm comm, const std::vector<const char*>& data,
                           const std::vector<std::int64_t>& bytes,
                           const std::function<char*(std::int64_t)>& receive_buffer);
 
-// Collective. Blocks of trivially copyable T, data[p] with bytes[p] bytes to rank p; returns
-// what every rank sent to this one, concatenated by source rank.
+// Collective. Blocks of trivially copyable T, data[p] with bytes[p] bytes to rank p; `out`
+// becomes what every rank sent to this one, concatenated by source rank (resized: a buffer large
+// enough already is reused).
 template <class T>
-std::vector<T> alltoallv_blocks(MPI_Comm comm, const std::vector<const char*>& data,
-                                const std::vector<std::int64_t>& bytes) {
+void alltoallv_blocks(MPI_Comm comm, const std::vector<const char*>& data,
+                      const std::vector<std::int64_t>& bytes, std::vector<T>& out) {
   static_assert(std::is_trivially_copyable<T>::value, "alltoallv needs trivially copyable T");
-  std::vector<T> out;
   alltoallv_bytes_into(comm, data, bytes, [&](std::int64_t total) {
     out.resize(static_cast<std::size_t>(total) / sizeof(T));
     return reinterpret_cast<char*>(out.data());
   });
-  return out;
 }
 
 // Collective. Every rank's item count (`counts`) and where its items start (`displs`); throws
@@ -61,12 +60,14 @@ std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send)
     data[p] = reinterpret_cast<const char*>(send[p].data());
     bytes[p] = static_cast<std::int64_t>(send[p].size() * sizeof(T));
   }
-  return detail::alltoallv_blocks<T>(comm, data, bytes);
+  std::vector<T> out;
+  detail::alltoallv_blocks<T>(comm, data, bytes, out);
+  return out;
 }
 
 template <class T>
-std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
-                         const std::vector<std::size_t>& count) {
+void alltoallv_into(MPI_Comm comm, const std::vector<T>& items,
+                    const std::vector<std::size_t>& count, std::vector<T>& out) {
   std::vector<const char*> data(count.size());
   std::vector<std::int64_t> bytes(count.size());
   std::size_t first = 0;
@@ -75,7 +76,15 @@ std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
     bytes[p] = static_cast<std::int64_t>(count[p] * sizeof(T));
     first += count[p];
   }
-  return detail::alltoallv_blocks<T>(comm, data, bytes);
+  detail::alltoallv_blocks<T>(comm, data, bytes, out);
+}
+
+template <class T>
+std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
+                         const std::vector<std::size_t>& count) {
+  std::vector<T> out;
+  alltoallv_into(comm, items, count, out);
+  return out;
 }
 
 }  // namespace lsgl
