@@ -70,21 +70,21 @@ int count_or_auto(MPI_Comm comm, const std::string& option, const std::string& t
 
 // --ann, --threads, --candidates, --recall-sample, --seed.
 void add_candidate_options(po::options_description& d, LearnOptions& o, Choices& c) {
-  d.add_options()(
-      "ann", choice<AnnEngine>(&c.engine, "ann")->default_value("auto"),
-      "neighbour search: projected (high dimensions), hnsw, flann (low dimensions), voronoi "
-      "(exact; few dimensions), exact (brute force) or auto (projected above 100 dimensions if "
-      "its recall reaches 0.997, else voronoi if its cells prune, else hnsw; docs/learn.md)")(
-      "threads", po::value(&o.ann.threads)->default_value(1),
-      "threads per rank for the neighbour search (e.g. SLURM's --cpus-per-task)")(
-      "candidates", po::value(&o.candidates),
-      "read each node's neighbour lists instead of searching: HDF5 ids and distances n x m "
-      "(pynndescent, faiss, hnswlib), a /graph CSR distance matrix, or a scipy csr .npz "
-      "(kneighbors_graph(mode='distance')); --help search for details")(
-      "recall-sample", po::value(&c.recall_sample)->default_value("auto"),
-      "nodes checked by brute force to estimate the candidate recall (0: skip; auto: 300 when "
-      "the search is approximate, none when it is exact: voronoi, exact, certified projected)")(
-      "seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
+  d.add_options()
+      ("ann", choice<AnnEngine>(&c.engine, "ann")->default_value("auto"),
+       "neighbour search: projected (high dimensions), hnsw, flann (low dimensions), voronoi "
+       "(exact; few dimensions), exact (brute force) or auto (projected above 100 dimensions if "
+       "its recall reaches 0.997, else voronoi if its cells prune, else hnsw; docs/learn.md)")
+      ("threads", po::value(&o.ann.threads)->default_value(1),
+       "threads per rank for the neighbour search (e.g. SLURM's --cpus-per-task)")
+      ("candidates", po::value(&o.candidates),
+       "read each node's neighbour lists instead of searching: HDF5 ids and distances n x m "
+       "(pynndescent, faiss, hnswlib), a /graph CSR distance matrix, or a scipy csr .npz "
+       "(kneighbors_graph(mode='distance')); --help search for details")
+      ("recall-sample", po::value(&c.recall_sample)->default_value("auto"),
+       "nodes whose lists are checked by brute force (0: none; auto: 300 unless the search is "
+       "exact)")
+      ("seed", po::value(&o.seed)->default_value(1), "random seed (index construction, sampling)");
 }
 
 // The engines' parameters and the layout of a --candidates file.
