@@ -16,8 +16,8 @@ struct Entry {
   double w, d;  // weight, and the edge's distance when carried (else 0)
 };
 
-// Local edges made into entries and sent per round of assemble_rows (at most 256 MB of entries).
-constexpr std::int64_t kWriteRound = std::int64_t(1) << 22;
+// Local edges made into entries and sent per round of assemble_rows (at most 64 MB of entries).
+constexpr std::int64_t kWriteRound = std::int64_t(1) << 20;
 }  // namespace
 
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,

@@ -44,7 +44,7 @@ struct EdgeEntry {
 struct PairSource {
   std::int64_t size = 0;
   std::function<void(std::int64_t first, std::int64_t count, EdgeEntry* out)> fill;
-  std::int64_t round = std::int64_t(1) << 23;  // 256 MB of pairs
+  std::int64_t round = std::int64_t(1) << 21;  // 64 MB of pairs
 };
 
 // What from_pairs carries for a pair given more than once: the value of the copy it keeps, or
