@@ -590,6 +590,50 @@ TEST(Candidates, VoronoiEngineIsExactOverSeveralBatches) {
   }
 }
 
+// The partition route on two or more ranks hands the input rows back once its indexes hold
+// them (AnnParams::rows_done, once, with the engine): the lists equal the brute force's when the
+// rows are then overwritten with NaN or freed (n, d and begin kept), so the search reads neither
+// their values nor their count after the call. On one rank the route does not call it.
+TEST(Candidates, PartitionRouteReadsNoInputRowAfterRowsDone) {
+  const Data data = mixture_data(3000);
+  const std::vector<float> all = data.all();
+  const LocalRows block = data.block(MPI_COMM_WORLD);
+  const int m = 8, size = lsgl::comm_size(MPI_COMM_WORLD);
+  std::vector<List> want(static_cast<std::size_t>(block.local_rows()));
+  for (std::int64_t i = 0; i < block.local_rows(); ++i)
+    want[i] = brute_force(data, all, block.begin + i, m);
+  for (const lsgl::AnnEngine engine : {lsgl::AnnEngine::kVoronoi, lsgl::AnnEngine::kExact}) {
+    for (const bool freed : {false, true}) {
+      LocalRows rows = block;
+      int calls = 0;
+      AnnParams p;
+      p.engine = engine;
+      p.rows_done = [&](lsgl::AnnEngine used) {
+        ++calls;
+        EXPECT_EQ(used, engine);
+        if (!freed) {
+          std::vector<float>& v = rows.values();
+          std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN());
+          return;
+        }
+        LocalRows shape;
+        shape.n = rows.n;
+        shape.d = rows.d;
+        shape.begin = rows.begin;
+        rows = std::move(shape);
+      };
+      const Candidates c = lsgl::find_candidates(MPI_COMM_WORLD, rows, m, p);
+      EXPECT_EQ(calls, size > 1 ? 1 : 0);
+      ASSERT_EQ(c.local_rows(), block.local_rows());
+      for (std::int64_t i = 0; i < c.local_rows(); ++i)
+        for (int j = 0; j < m; ++j) {
+          ASSERT_EQ(c.idx[i * m + j], want[i][j].second) << "row " << block.begin + i;
+          ASSERT_EQ(c.dist[i * m + j], want[i][j].first) << "row " << block.begin + i;
+        }
+    }
+  }
+}
+
 // The voronoi engine gives the brute force's lists (the same distances, ties by index) on data
 // with ties and duplicate rows, all rows identical, clusters, rows far from the origin, with
 // cells of 1 row up to one cell for all rows, both routes, 1 and 2 threads. Above 32

@@ -265,11 +265,11 @@ void pair_distances(const RowBlock& block, const std::vector<const float*>& qrow
 // Collective. The lists of the held rows (global indices `ids`) to the ranks whose input blocks
 // own them (`lists` is freed once packed, the send buffers once sent: at most two copies of the
 // lists at a time).
-Candidates send_home(MPI_Comm comm, const LocalRows& data, const std::vector<std::int64_t>& ids,
-                     std::vector<Neighbor> lists, int m, std::int64_t& sent) {
+Candidates send_home(MPI_Comm comm, std::int64_t begin, std::int64_t rows,
+                     const std::vector<std::int64_t>& ids, std::vector<Neighbor> lists, int m,
+                     std::int64_t& sent) {
   const int size = comm_size(comm), self = comm_rank(comm);
-  const std::vector<std::int64_t> begins =
-      allgather_items(comm, std::vector<std::int64_t>{data.begin});
+  const std::vector<std::int64_t> begins = allgather_items(comm, std::vector<std::int64_t>{begin});
   std::vector<std::vector<std::int64_t>> sid(size);
   std::vector<std::vector<Neighbor>> sl(size);
   for (std::size_t q = 0; q < ids.size(); ++q) {
@@ -284,12 +284,12 @@ Candidates send_home(MPI_Comm comm, const LocalRows& data, const std::vector<std
   const std::vector<Neighbor> in = alltoallv(comm, sl);
   sl = {};
   Candidates c;
-  c.begin = data.begin;
+  c.begin = begin;
   c.m = m;
-  c.idx.resize(static_cast<std::size_t>(data.local_rows() * m));
+  c.idx.resize(static_cast<std::size_t>(rows * m));
   c.dist.resize(c.idx.size());
   for (std::size_t k = 0; k < in_ids.size(); ++k) {
-    const std::int64_t l = in_ids[k] - data.begin;
+    const std::int64_t l = in_ids[k] - begin;
     for (int j = 0; j < m; ++j) {
       c.idx[l * m + j] = in[k * m + j].idx;
       c.dist[l * m + j] = in[k * m + j].dist;
@@ -467,7 +467,13 @@ void return_answers(MPI_Comm comm, const std::vector<std::int64_t>& in_count,
 
 PartitionSearch::PartitionSearch(MPI_Comm comm, const LocalRows& data, const LocalRows* full,
                                  const AnnParams& p, SearchReport& report, int)
-    : comm_(comm), p_(p), report_(report), size_(comm_size(comm)), self_(comm_rank(comm)) {
+    : comm_(comm),
+      p_(p),
+      report_(report),
+      size_(comm_size(comm)),
+      self_(comm_rank(comm)),
+      input_begin_(data.begin),
+      input_rows_(data.local_rows()) {
   report_.route = AnnRoute::kPartition;
   block_.d = data.d;
   block_.full_d = full ? full->d : 0;
@@ -679,13 +685,14 @@ void PartitionSearch::refine(const std::vector<std::int64_t>& rows, int k,
   }
 }
 
-Candidates PartitionSearch::finish(const LocalRows& data, std::vector<Neighbor> lists, int m) {
+Candidates PartitionSearch::finish(std::vector<Neighbor> lists, int m) {
   engine_.reset();
   std::vector<float>().swap(x_);
   std::vector<float>().swap(full_);
   // Rows in input order on one rank, else back to the ranks whose input blocks hold them.
-  Candidates c = ids_.empty() ? to_candidates(data.begin, m, lists)
-                              : send_home(comm_, data, ids_, std::move(lists), m, sent_);
+  Candidates c =
+      ids_.empty() ? to_candidates(input_begin_, m, lists)
+                   : send_home(comm_, input_begin_, input_rows_, ids_, std::move(lists), m, sent_);
   MPI_Allreduce(visits_, report_.visits, 3, MPI_INT64_T, MPI_SUM, comm_);
   report_.rows_max = allreduce_max(comm_, held_);
   report_.rows_min = -allreduce_max(comm_, -held_);
@@ -705,13 +712,14 @@ Candidates partition_candidates(MPI_Comm comm, const LocalRows& data, int m, con
   SearchReport report;
   PartitionSearch search(comm, data, nullptr, p, report);
   search.build(m);
+  if (p.rows_done) p.rows_done(report.engine);
   const double t0 = MPI_Wtime();
   std::vector<std::int64_t> rows(static_cast<std::size_t>(search.held()));
   for (std::int64_t i = 0; i < search.held(); ++i) rows[i] = i;
   std::vector<Neighbor> lists;
   SearchProgress progress(self == 0 ? *p.monitor : null_monitor(), search.held());
   search.search(rows, m, lists, nullptr, &progress);
-  Candidates c = search.finish(data, std::move(lists), m);
+  Candidates c = search.finish(std::move(lists), m);
   report.seconds_search = MPI_Wtime() - t0;
   c.report = report;
   return c;

@@ -113,8 +113,8 @@ class PartitionSearch {
 
   // Collective. Frees the index and the held rows, sends `lists` (held rows x m, ascending by
   // (dist, idx)) to the ranks whose input blocks own the rows, and fills the report (visits,
-  // rows per rank, bytes sent).
-  Candidates finish(const LocalRows& data, std::vector<Neighbor> lists, int m);
+  // rows per rank, bytes sent). The input block's values are not read (they may be freed).
+  Candidates finish(std::vector<Neighbor> lists, int m);
 
  private:
   // Local. The fields both constructors set (the int only tells this one apart).
@@ -155,6 +155,7 @@ class PartitionSearch {
   std::vector<int> cell_;              // their cells
   std::vector<std::int64_t> cell_lo_, cell_hi_;  // probe: the held rows of each cell
   std::int64_t held_ = 0;
+  std::int64_t input_begin_ = 0, input_rows_ = 0;  // this rank's input block
   RowBlock block_;
   std::unique_ptr<Engine> engine_;
   std::vector<std::int64_t> where_;    // where each neighbour of a search is held (kept between

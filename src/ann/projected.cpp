@@ -396,7 +396,7 @@ Candidates projected_candidates(MPI_Comm comm, const LocalRows& data, int m, con
     uncertified = allreduce_sum(comm, static_cast<std::int64_t>(failing.size()));
   }
   report.certified_rows = data.n - uncertified;
-  Candidates c = search.finish(data, std::move(shortlists.lists()), m);
+  Candidates c = search.finish(std::move(shortlists.lists()), m);
   report.seconds_search = MPI_Wtime() - t0;
   report.engine = AnnEngine::kProjected;
   report_plan(plan, report);

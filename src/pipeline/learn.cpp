@@ -312,6 +312,22 @@ int recall_nodes(int option, const SearchReport& report, std::int64_t n) {
   return report.exact(n) ? 0 : kAutoRecallNodes;
 }
 
+// Local. Called by the search once its indexes hold the rows: this rank's input rows are freed
+// (n, d and begin kept) unless the recall estimate or the model reads them later, or they are
+// borrowed (the caller's array).
+void free_rows_after_search(LearnRun& run, AnnEngine engine) {
+  const int sample = run.o.recall_sample;
+  const bool exact = engine == AnnEngine::kVoronoi || engine == AnnEngine::kExact;
+  if (run.model->needs_features() || run.data.borrowed() ||
+      (sample == kRecallSampleAuto ? !exact : sample > 0))
+    return;
+  LocalRows shape;
+  shape.n = run.data.n;
+  shape.d = run.data.d;
+  shape.begin = run.data.begin;
+  run.data = std::move(shape);
+}
+
 // Collective. Each node's candidate list (full support: every other node, exact search).
 Candidates candidates_phase(LearnRun& run) {
   const LearnOptions& o = run.o;
@@ -321,6 +337,7 @@ Candidates candidates_phase(LearnRun& run) {
   AnnParams ann = o.ann;
   if (full) ann.engine = AnnEngine::kExact;
   ann.monitor = &run.monitor;
+  ann.rows_done = [&run](AnnEngine engine) { free_rows_after_search(run, engine); };
   Candidates cand;
   std::string file_note;
   run.s.t_candidates = timed_phase(run.comm, "candidates", run.monitor, [&] {
