@@ -6,7 +6,6 @@
 
 #include "lsgl/io/h5.hpp"
 #include "lsgl/util/error.hpp"
-#include "lsgl/util/rounds.hpp"
 
 namespace lsgl {
 
@@ -15,9 +14,6 @@ struct Entry {
   std::int64_t row, col;
   double w, d;  // weight, and the edge's distance when carried (else 0)
 };
-
-// Local edges made into entries and sent per round of assemble_rows (at most 64 MB of entries).
-constexpr std::int64_t kWriteRound = std::int64_t(1) << 20;
 }  // namespace
 
 LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, double threshold,
@@ -25,7 +21,7 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
                        const std::function<double(double z)>& distance,
                        std::vector<double>* distances) {
   MPI_Comm comm = edges.comm();
-  const int rank = comm_rank(comm);
+  const int size = comm_size(comm), rank = comm_rank(comm);
   const Partition& part = edges.partition();
   const std::int64_t nl = edges.local_nodes();
   const auto& ptr = edges.row_ptr();
@@ -40,50 +36,58 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
     return local_form < nl ? (*input)[edges.local_node(local_form)] : ghost_input[local_form - nl];
   };
   const std::int64_t out_first = part.begin(rank);
-  const bool carry = distances && distance;
-  // Each kept edge as two entries, (a, b) and (b, a), to the owners of their rows, in rounds
-  // (util/rounds.hpp): each row's count first, then the entries placed straight into the output
-  // arrays. A copy of the entries to send and one of those received would be fresh pages, which
-  // the kernel zeroes (most of the write at 10^7 nodes).
-  const auto make = [&](std::int64_t first, std::int64_t count, std::vector<Entry>& out) {
-    out.clear();
-    std::int64_t a = std::upper_bound(ptr.begin(), ptr.end(), first) - ptr.begin() - 1;
-    for (std::int64_t e = first; e < first + count; ++e) {
-      while (ptr[a + 1] <= e) ++a;
-      if (!(w[e] > threshold)) continue;
-      const std::int64_t ga = id(a), gb = id(other[e]);
-      const double value = w[e] * scale, d = carry ? distance(z[e]) : 0.0;
-      out.push_back({ga, gb, value, d});
-      out.push_back({gb, ga, value, d});
-    }
+  // Each kept edge as two entries, (a, b) and (b, a), to the owners of their rows. Counted
+  // first: buffers grown by doubling touch twice their size in fresh pages, which the kernel
+  // zeroes.
+  const auto for_each_kept = [&](const auto& visit) {
+    for (std::int64_t a = 0; a < nl; ++a)
+      for (std::int64_t e = ptr[a]; e < ptr[a + 1]; ++e)
+        if (w[e] > threshold) visit(e, id(a), id(other[e]));
   };
-  const auto rank_of = [&](const Entry& x) { return static_cast<std::size_t>(part.owner(x.row)); };
-  auto exchange = round_exchange<Entry>(comm, edges.local_edges(), kWriteRound, make, rank_of);
+  std::vector<std::size_t> count(static_cast<std::size_t>(size), 0);
+  for_each_kept([&](std::int64_t, std::int64_t ga, std::int64_t gb) {
+    ++count[part.owner(ga)];
+    ++count[part.owner(gb)];
+  });
+  std::vector<std::vector<Entry>> send(size);
+  for (int p = 0; p < size; ++p) send[p].reserve(count[p]);
+  for_each_kept([&](std::int64_t e, std::int64_t ga, std::int64_t gb) {
+    const double value = w[e] * scale, d = distance ? distance(z[e]) : 0.0;
+    send[part.owner(ga)].push_back({ga, gb, value, d});
+    send[part.owner(gb)].push_back({gb, ga, value, d});
+  });
+  std::vector<Entry> mine = std::move(send[rank]);
+  send[rank] = std::vector<Entry>();
+  std::vector<Entry> received = alltoallv(comm, send);
+  send.clear();
+
+  // Grouped by row with a counting sort straight into the output arrays, then each row's few
+  // entries sorted by column (the pairs are distinct): linear in the entries, the order of one
+  // sort by (row, column), and no copy of the entries as large as the output.
   LocalCsr m;
   m.n = part.n;
   m.begin = out_first;
   m.indptr.assign(nl + 1, 0);
-  exchange.keys(
-      [&](const Entry& x) {
-        return static_cast<std::int32_t>(x.row - part.begin(part.owner(x.row)));
-      },
-      [&](std::int32_t r) { ++m.indptr[static_cast<std::size_t>(r) + 1]; });
+  for (const auto* part_of : {&mine, &received})
+    for (const Entry& x : *part_of) ++m.indptr[x.row - out_first + 1];
   std::partial_sum(m.indptr.begin(), m.indptr.end(), m.indptr.begin());
   const std::size_t total = static_cast<std::size_t>(m.indptr[nl]);
+  const bool carry = distances && distance;
   m.indices.resize(total);
   m.data.resize(total);
   if (distances) distances->assign(carry ? total : 0, 0.0);
   {
     std::vector<std::int64_t> at(m.indptr.begin(), m.indptr.end() - 1);
-    exchange.items([&](const Entry& x) {
-      const std::int64_t k = at[x.row - out_first]++;
-      m.indices[k] = x.col;
-      m.data[k] = x.w;
-      if (carry) (*distances)[k] = x.d;
-    });
+    for (auto* part_of : {&mine, &received}) {
+      for (const Entry& x : *part_of) {
+        const std::int64_t k = at[x.row - out_first]++;
+        m.indices[k] = x.col;
+        m.data[k] = x.w;
+        if (carry) (*distances)[k] = x.d;
+      }
+      *part_of = std::vector<Entry>();
+    }
   }
-  // Each row's few entries sorted by column (the pairs are distinct): with the counting by row
-  // above, the order of one sort by (row, column) in linear time.
   std::vector<Entry> row;
   const auto by_col = [](const Entry& x, const Entry& y) { return x.col < y.col; };
   for (std::int64_t r = 0; r < nl; ++r) {
