@@ -59,13 +59,10 @@ double allreduce_max_double(MPI_Comm comm, double v);
 // send[p] goes to rank p; returns what every rank sent to this one, concatenated by source rank.
 template <class T>
 std::vector<T> alltoallv(MPI_Comm comm, const std::vector<std::vector<T>>& send);
-// Collective. The same from one buffer grouped by destination: the first count[0] items go to
-// rank 0, the next count[1] to rank 1, and so on (no copy of the items per destination).
-template <class T>
-std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
-                         const std::vector<std::size_t>& count);
-// Collective. The same into `out`, resized: called in rounds with one `out`, the rounds reuse its
-// buffer (a fresh one per round would be pages the kernel zeroes each time).
+// Collective. The same from one buffer grouped by destination (the first count[0] items go to
+// rank 0, the next count[1] to rank 1, and so on: no copy of the items per destination), into
+// `out`, resized: called in rounds with one `out`, the rounds reuse its buffer (a fresh one per
+// round would be pages the kernel zeroes each time).
 template <class T>
 void alltoallv_into(MPI_Comm comm, const std::vector<T>& items,
                     const std::vector<std::size_t>& count, std::vector<T>& out);

@@ -79,12 +79,4 @@ void alltoallv_into(MPI_Comm comm, const std::vector<T>& items,
   detail::alltoallv_blocks<T>(comm, data, bytes, out);
 }
 
-template <class T>
-std::vector<T> alltoallv(MPI_Comm comm, const std::vector<T>& items,
-                         const std::vector<std::size_t>& count) {
-  std::vector<T> out;
-  alltoallv_into(comm, items, count, out);
-  return out;
-}
-
 }  // namespace lsgl
