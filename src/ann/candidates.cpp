@@ -52,8 +52,7 @@ std::string SearchReport::engine_name() const {
 
 bool SearchReport::exact(std::int64_t n) const {
   if (source != CandidateSource::kSearch) return false;
-  return engine == AnnEngine::kVoronoi || engine == AnnEngine::kExact ||
-         (engine == AnnEngine::kProjected && certified_rows == n);
+  return exact_engine(engine) || (engine == AnnEngine::kProjected && certified_rows == n);
 }
 
 std::string AnnParams::describe() const {

@@ -307,19 +307,17 @@ Candidates read_candidates(LearnRun& run, int m, std::string* note) {
 }
 
 // Local. The nodes whose lists --recall-sample checks (auto: none after an exact search).
-int recall_nodes(int option, const SearchReport& report, std::int64_t n) {
+int recall_nodes(int option, bool exact_search) {
   if (option != kRecallSampleAuto) return option;
-  return report.exact(n) ? 0 : kAutoRecallNodes;
+  return exact_search ? 0 : kAutoRecallNodes;
 }
 
 // Local. Called by the search once its indexes hold the rows: this rank's input rows are freed
 // (n, d and begin kept) unless the recall estimate or the model reads them later, or they are
 // borrowed (the caller's array).
 void free_rows_after_search(LearnRun& run, AnnEngine engine) {
-  const int sample = run.o.recall_sample;
-  const bool exact = engine == AnnEngine::kVoronoi || engine == AnnEngine::kExact;
   if (run.model->needs_features() || run.data.borrowed() ||
-      (sample == kRecallSampleAuto ? !exact : sample > 0))
+      recall_nodes(run.o.recall_sample, exact_engine(engine)) > 0)
     return;
   LocalRows shape;
   shape.n = run.data.n;
@@ -346,7 +344,7 @@ Candidates candidates_phase(LearnRun& run) {
     else
       cand = read_candidates(run, m, &file_note);
     run.s.search = cand.report;
-    run.s.recall_sample = full ? 0 : recall_nodes(o.recall_sample, cand.report, run.data.n);
+    run.s.recall_sample = full ? 0 : recall_nodes(o.recall_sample, cand.report.exact(run.data.n));
     if (run.s.recall_sample > 0) {
       const double t0 = MPI_Wtime();
       run.s.recall =

@@ -88,6 +88,12 @@ struct AnnParams {
   std::string describe() const;
 };
 
+// Local. Whether the engine's lists are exact by construction (voronoi, exact); projected lists
+// are exact only where certified (SearchReport::exact).
+inline bool exact_engine(AnnEngine engine) {
+  return engine == AnnEngine::kVoronoi || engine == AnnEngine::kExact;
+}
+
 // What the search did, the same on every rank.
 struct SearchReport {
   CandidateSource source = CandidateSource::kSearch;  // route and engine tell a search only
