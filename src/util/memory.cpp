@@ -2,6 +2,7 @@
 #include "lsgl/util/memory.hpp"
 
 #include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <climits>
@@ -33,9 +34,10 @@ void restore_allocator_release() {
     int param;
     int value;  // lsgl's
   };
-  const Setting settings[] = {{"glibc.malloc.mmap_max", M_MMAP_MAX, 65536},  // glibc's default
-                              {"glibc.malloc.mmap_threshold", M_MMAP_THRESHOLD, 4 << 20},
-                              {"glibc.malloc.trim_threshold", M_TRIM_THRESHOLD, 32 << 20}};
+  const Setting settings[] = {
+      {"glibc.malloc.mmap_max", M_MMAP_MAX, 65536},  // glibc's default
+      {"glibc.malloc.mmap_threshold", M_MMAP_THRESHOLD, static_cast<int>(kLargeBlockBytes)},
+      {"glibc.malloc.trim_threshold", M_TRIM_THRESHOLD, 32 << 20}};
   const char* env = std::getenv("GLIBC_TUNABLES");
   const std::string tunables = env ? std::string(":") + env + ":" : std::string();
   for (const Setting& s : settings) {
@@ -50,6 +52,17 @@ void restore_allocator_release() {
         std::strtoull(tunables.c_str() + at + std::strlen(s.tunable) + 2, nullptr, 0);
     mallopt(s.param, v > static_cast<unsigned long long>(INT_MAX) ? -1 : static_cast<int>(v));
   }
+}
+
+bool advise_huge_pages(void* p, std::size_t bytes) {
+  const char* env = std::getenv("LSGL_HUGE_PAGES");
+  if (bytes == 0 || (env && std::strcmp(env, "0") == 0)) return false;
+  // madvise takes a page-aligned start: from the page holding p (for a block glibc mapped on its
+  // own, the mapping's start, where glibc's header lies) to the end of the block.
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
+  const auto end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0;
 }
 
 std::int64_t physical_memory_bytes() {

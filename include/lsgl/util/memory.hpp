@@ -3,10 +3,15 @@
 // settings.
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace lsgl {
+
+// Blocks of at least this many bytes are mapped on their own by glibc under lsgl's settings
+// (restore_allocator_release) and are the ones advised for huge pages (advise_huge_pages).
+constexpr std::size_t kLargeBlockBytes = std::size_t{4} << 20;
 
 // Local. Gives large freed blocks back to the system again. Debian's libsuperlu_dist (loaded
 // with PETSc) turns off glibc's mmap and heap trimming in a static initialiser
@@ -18,6 +23,14 @@ namespace lsgl {
 // library's initialiser had overridden it too). Call once at start-up, before the buffers are
 // allocated.
 void restore_allocator_release();
+
+// Local. Asks the kernel to back the pages of [p, p + bytes) with transparent huge pages
+// (madvise MADV_HUGEPAGE) when they are first touched, unless the environment variable
+// LSGL_HUGE_PAGES is 0. On a virtual machine a fresh 4 KB page can cost a fault in the guest and
+// one in the host: first writes to 2 GB of fresh memory took 6-9 s with 4 KB pages and 0.4-1.8 s
+// with huge pages here (docs/benchmarks.md). Advice only: the contents do not change, and a
+// kernel without transparent huge pages ignores it (returns false then, or when disabled).
+bool advise_huge_pages(void* p, std::size_t bytes);
 
 // Local. Physical memory of this machine in bytes.
 std::int64_t physical_memory_bytes();
