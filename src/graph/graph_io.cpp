@@ -36,6 +36,7 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
     return local_form < nl ? (*input)[edges.local_node(local_form)] : ghost_input[local_form - nl];
   };
   const std::int64_t out_first = part.begin(rank);
+  const bool carry = distances && distance;
   // Each kept edge as two entries, (a, b) and (b, a), to the owners of their rows. Counted
   // first: buffers grown by doubling touch twice their size in fresh pages, which the kernel
   // zeroes.
@@ -52,7 +53,7 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
   std::vector<std::vector<Entry>> send(size);
   for (int p = 0; p < size; ++p) send[p].reserve(count[p]);
   for_each_kept([&](std::int64_t e, std::int64_t ga, std::int64_t gb) {
-    const double value = w[e] * scale, d = distance ? distance(z[e]) : 0.0;
+    const double value = w[e] * scale, d = carry ? distance(z[e]) : 0.0;
     send[part.owner(ga)].push_back({ga, gb, value, d});
     send[part.owner(gb)].push_back({gb, ga, value, d});
   });
@@ -72,7 +73,6 @@ LocalCsr assemble_rows(const EdgeSet& edges, const std::vector<double>& w, doubl
     for (const Entry& x : *part_of) ++m.indptr[x.row - out_first + 1];
   std::partial_sum(m.indptr.begin(), m.indptr.end(), m.indptr.begin());
   const std::size_t total = static_cast<std::size_t>(m.indptr[nl]);
-  const bool carry = distances && distance;
   m.indices.resize(total);
   m.data.resize(total);
   if (distances) distances->assign(carry ? total : 0, 0.0);
